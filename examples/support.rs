@@ -1,0 +1,51 @@
+//! What every example shares: somewhere to write its lines, and logging.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The error an example returns: anything, with its message.
+pub type ExampleError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The lines an example produces, written by its actors in the order they happen.
+///
+/// Actors write here instead of printing, so the example can be asserted by a test
+/// and printed by `main` once it is over.
+#[derive(Debug, Clone, Default)]
+pub struct Lines(Arc<Mutex<Vec<String>>>);
+
+impl Lines {
+    /// Record one line.
+    pub fn push(&self, line: impl Into<String>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(line.into());
+    }
+
+    /// Everything recorded so far.
+    pub fn snapshot(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Send the actors' logs to stderr, at the level `RUST_LOG` asks for (nothing by
+/// default). Every record a handler logs is tagged with the actor's path.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Print an example's lines, one per line, as its `main` does.
+pub fn print(lines: &[String]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+}

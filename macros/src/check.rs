@@ -1,0 +1,81 @@
+//! Rules on the whole `#[actor]` model, one function per rule. Each removes what it
+//! refuses from the model, so expansion still runs on the rest.
+
+use std::collections::HashMap;
+
+use quote::ToTokens;
+
+use crate::errors::Errors;
+use crate::model::ActorModel;
+
+/// Run every rule.
+pub(crate) fn check_actor(model: &mut ActorModel<'_>, errors: &mut Errors) {
+    one_handler_per_message_type(model, errors);
+    distinct_variant_names(model, errors);
+}
+
+/// Rule: an actor has at most one handler per message type, because a message is
+/// dispatched by its type alone.
+fn one_handler_per_message_type(model: &mut ActorModel<'_>, errors: &mut Errors) {
+    let mut first_by_type: HashMap<String, usize> = HashMap::new();
+    let mut keep = Vec::with_capacity(model.handlers.len());
+    for (index, handler) in model.handlers.iter().enumerate() {
+        let key = type_key(handler.message);
+        match first_by_type.get(&key) {
+            Some(&first) => {
+                let first = &model.handlers[first];
+                errors.error(
+                    handler.message,
+                    format!(
+                        "a second handler for `{key}`: an actor has one handler per message type, and `{}` already handles it; merge the two methods",
+                        first.method.sig.ident
+                    ),
+                );
+                errors.error(
+                    first.message,
+                    format!("the first handler for `{key}` is here"),
+                );
+                keep.push(false);
+            }
+            None => {
+                first_by_type.insert(key, index);
+                keep.push(true);
+            }
+        }
+    }
+    let mut keep = keep.into_iter();
+    model.handlers.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// Rule: two different message types must not share the last segment of their path
+/// (`a::Ping` and `b::Ping`), because it names their variant in the protocol enum.
+fn distinct_variant_names(model: &mut ActorModel<'_>, errors: &mut Errors) {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut keep = Vec::with_capacity(model.handlers.len());
+    for handler in &model.handlers {
+        let variant = handler.variant.to_string();
+        let key = type_key(handler.message);
+        match seen.get(&variant) {
+            Some(other) if *other != key => {
+                errors.error(
+                    handler.message,
+                    format!(
+                        "`{key}` and `{other}` would both be the variant `{variant}` of the protocol enum: import one of them under another name (`use a::{variant} as Other{variant};`)"
+                    ),
+                );
+                keep.push(false);
+            }
+            _ => {
+                seen.insert(variant, key);
+                keep.push(true);
+            }
+        }
+    }
+    let mut keep = keep.into_iter();
+    model.handlers.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// A type written out without spacing, to compare types as written.
+fn type_key(ty: &syn::Type) -> String {
+    ty.to_token_stream().to_string().replace(' ', "")
+}

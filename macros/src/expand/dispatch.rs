@@ -1,0 +1,100 @@
+//! `impl Protocol` and `impl Actor` for the actor type: the dispatch from protocol
+//! variant to handler method.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ImplItemFn, ReturnType};
+
+use crate::model::{ActorModel, Handler, SignalHandler};
+
+/// The span errors about a handler's answer point at: its return type, or its name
+/// when it declares none.
+fn output_span(method: &ImplItemFn) -> Span {
+    match &method.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => method.sig.ident.span(),
+    }
+}
+
+fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
+    let protocol = &model.protocol;
+    let variant = &handler.variant;
+    let method = &handler.method.sig.ident;
+    let call = if handler.takes_ctx {
+        quote!(self.#method(ctx, message))
+    } else {
+        quote!(self.#method(message))
+    };
+    let finish = quote_spanned! {output_span(handler.method)=>
+        ::tapio::__private::finish(reply, ctx, output)
+    };
+    if handler.is_async {
+        quote! {
+            #protocol::#variant(message, reply) => ::tapio::__private::Handled::pending(async move {
+                let output = #call.await;
+                #finish
+            }),
+        }
+    } else {
+        quote! {
+            #protocol::#variant(message, reply) => {
+                let output = #call;
+                ::tapio::__private::Handled::ready(#finish)
+            }
+        }
+    }
+}
+
+fn signal(signal: &SignalHandler<'_>) -> TokenStream {
+    let method = &signal.method.sig.ident;
+    let call = if signal.takes_ctx {
+        quote!(self.#method(ctx, signal))
+    } else {
+        quote!(self.#method(signal))
+    };
+    let span = output_span(signal.method);
+    let body = if signal.is_async {
+        quote_spanned!(span=> ::tapio::__private::Handled::pending(async move { #call.await }))
+    } else {
+        quote_spanned!(span=> ::tapio::__private::Handled::ready(#call))
+    };
+    quote! {
+        fn signal<'a>(
+            &'a mut self,
+            ctx: &'a mut ::tapio::__private::ActorContext<Self::Msg>,
+            signal: &'a ::tapio::Signal,
+        ) -> ::tapio::__private::Handled<'a, Self::Msg> {
+            let _ = &ctx;
+            #body
+        }
+    }
+}
+
+/// `impl Protocol` and `impl Actor`.
+pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
+    let self_ty = model.self_ty;
+    let protocol = &model.protocol;
+    let arms = model.handlers.iter().map(|handler| arm(model, handler));
+    let signal = model.signal.as_ref().map(signal);
+    quote! {
+        impl ::tapio::__private::Protocol for #self_ty {
+            type Msg = #protocol;
+        }
+
+        impl ::tapio::__private::Actor for #self_ty {
+            fn handle<'a>(
+                &'a mut self,
+                ctx: &'a mut ::tapio::__private::ActorContext<#protocol>,
+                message: #protocol,
+            ) -> ::tapio::__private::Handled<'a, #protocol> {
+                let _ = &ctx;
+                match message {
+                    #(#arms)*
+                }
+            }
+
+            #signal
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! `impl Message` (and `impl Request`) for a `#[message]` type.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::model::MessageModel;
+
+/// The impls for one message type.
+pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
+    let ident = model.ident;
+    let (impl_generics, type_generics, where_clause) = model.generics.split_for_impl();
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    for param in model.generics.type_params() {
+        let name = &param.ident;
+        where_clause
+            .predicates
+            .push(syn::parse_quote_spanned!(param.span()=> #name: ::core::marker::Send + 'static));
+    }
+    let slot = match &model.reply {
+        Some(reply) => quote!(::tapio::__private::ReplyTo<#reply>),
+        None => quote!(::tapio::__private::NoReply),
+    };
+    // `Request::Reply` must be a `Message`: spanned on the reply type, so that is
+    // where an error points.
+    let request = model.reply.as_ref().map(|reply| {
+        let reply_type = quote_spanned!(reply.span()=> type Reply = #reply;);
+        quote! {
+            impl #impl_generics ::tapio::__private::Request for #ident #type_generics #where_clause {
+                #reply_type
+            }
+        }
+    });
+    // The `Send` requirement is checked on the user's type name, so an error says
+    // which message cannot cross to another task.
+    let message_impl = quote_spanned! {ident.span()=>
+        impl #impl_generics ::tapio::__private::Message for #ident #type_generics #where_clause {
+            type ReplySlot = #slot;
+        }
+    };
+    quote! {
+        #message_impl
+        #request
+    }
+}

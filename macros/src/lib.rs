@@ -1,0 +1,82 @@
+//! The attribute macros of [tapio](https://docs.rs/tapio): `#[message]` and `#[actor]`.
+//!
+//! Use them through `tapio` (`use tapio::prelude::*;`), which documents what they
+//! generate; the generated code names the runtime through `::tapio`.
+//!
+//! Each macro runs in stages: `parse` (tokens to a model that keeps the original
+//! syntax for spans), `check` (rules over the whole model), `expand` (one file per
+//! generated artefact), and `fallback` (what is emitted beside errors).
+
+mod check;
+mod errors;
+mod expand;
+mod fallback;
+mod model;
+mod parse;
+mod symbol;
+
+use proc_macro::TokenStream;
+
+use crate::errors::Errors;
+
+/// Make a struct or enum a message; `#[message(reply = T)]` also makes it a request
+/// answered with a `T`. See `tapio::Message` and `tapio::Request`.
+#[proc_macro_attribute]
+pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_tokens = proc_macro2::TokenStream::from(item);
+    let item: syn::Item = match syn::parse2(item_tokens.clone()) {
+        Ok(item) => item,
+        Err(error) => return fallback::tokens_with_errors(item_tokens, error).into(),
+    };
+    let mut errors = Errors::default();
+    let args = parse::message::parse_args(args.into(), &mut errors);
+    let model = parse::message::parse_item(&item, args, &mut errors);
+    let generated = model.as_ref().map(expand::message::expand);
+    match errors.finish() {
+        Ok(()) => quote::quote!(#item #generated).into(),
+        Err(error) => {
+            let mut tokens = fallback::item_with_errors(&item, error);
+            tokens.extend(generated);
+            tokens.into()
+        }
+    }
+}
+
+/// Turn an `impl` block into an actor: each method handles the message type of its
+/// last parameter. Generates the protocol enum `{Type}Msg` with `Accepts` impls, and
+/// the `Actor` impl that dispatches to the methods. See `tapio::Actor`.
+#[proc_macro_attribute]
+pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_tokens = proc_macro2::TokenStream::from(item);
+    let item: syn::Item = match syn::parse2(item_tokens.clone()) {
+        Ok(item) => item,
+        Err(error) => return fallback::tokens_with_errors(item_tokens, error).into(),
+    };
+    let mut errors = Errors::default();
+    let args = parse::actor::parse_args(args.into(), &mut errors);
+    let Some(block) = parse::actor::parse_impl(&item, &mut errors) else {
+        return match errors.finish() {
+            Ok(()) => quote::quote!(#item).into(),
+            Err(error) => fallback::item_with_errors(&item, error).into(),
+        };
+    };
+    let Some(mut model) = parse::actor::parse_actor(block, args, &mut errors) else {
+        return match errors.finish() {
+            Ok(()) => quote::quote!(#item).into(),
+            Err(error) => {
+                let block = expand::user_block(block);
+                fallback::item_with_errors(&syn::Item::Impl(block), error).into()
+            }
+        };
+    };
+    check::check_actor(&mut model, &mut errors);
+    let generated = expand::actor(&model);
+    match errors.finish() {
+        Ok(()) => generated.into(),
+        Err(error) => {
+            let mut tokens = errors::to_compile_errors(error);
+            tokens.extend(generated);
+            tokens.into()
+        }
+    }
+}

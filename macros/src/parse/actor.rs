@@ -1,0 +1,279 @@
+//! Parsing `#[actor]`: the arguments, the impl block and each handler's signature.
+
+use proc_macro2::{Span, TokenStream};
+use quote::format_ident;
+use syn::parse::Parser;
+use syn::{FnArg, ImplItem, ImplItemFn, Item, ItemImpl, Type, Visibility};
+
+use crate::errors::Errors;
+use crate::model::{ActorModel, Handler, SignalHandler};
+use crate::parse::message::item_keyword_span;
+use crate::symbol::{PROTOCOL, PROTOCOL_SUFFIX, SIGNAL, VIS};
+
+/// The arguments of `#[actor(..)]`.
+#[derive(Default)]
+pub(crate) struct ActorArgs {
+    protocol: Option<syn::Ident>,
+    vis: Option<Visibility>,
+}
+
+const USAGE: &str = "`#[actor]` goes on an inherent `impl` block of the actor type, with one method per message type: `#[actor] impl Counter { fn increment(&mut self, message: Increment) { .. } }`";
+
+/// Parse the attribute's arguments, recording what is wrong with them.
+pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
+    let mut parsed = ActorArgs::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident(PROTOCOL) {
+            parsed.protocol = Some(meta.value()?.parse()?);
+            Ok(())
+        } else if meta.path.is_ident(VIS) {
+            parsed.vis = Some(meta.value()?.parse()?);
+            Ok(())
+        } else {
+            Err(meta.error(format!(
+                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name) and `{VIS} = pub(crate)` (its visibility)"
+            )))
+        }
+    });
+    if let Err(error) = parser.parse2(args) {
+        errors.push(error);
+    }
+    parsed
+}
+
+/// The impl block, if the item is one `#[actor]` can work with.
+pub(crate) fn parse_impl<'a>(item: &'a Item, errors: &mut Errors) -> Option<&'a ItemImpl> {
+    let Item::Impl(block) = item else {
+        errors.push(syn::Error::new(item_keyword_span(item), USAGE));
+        return None;
+    };
+    if let Some((_, path, _)) = &block.trait_ {
+        errors.error(
+            path,
+            "`#[actor]` goes on an inherent impl block such as `impl Counter`, not on a trait impl: it generates the `Actor` impl itself",
+        );
+        return None;
+    }
+    if !block.generics.params.is_empty() {
+        errors.error(
+            &block.generics,
+            "`#[actor]` does not support generic actor types yet: write the block for a concrete type",
+        );
+        return None;
+    }
+    Some(block)
+}
+
+/// Build the model of an `#[actor]` block. Handlers with errors are left out (and
+/// reported), so the rest can still be generated and one mistake does not cascade.
+pub(crate) fn parse_actor<'a>(
+    block: &'a ItemImpl,
+    args: ActorArgs,
+    errors: &mut Errors,
+) -> Option<ActorModel<'a>> {
+    let self_ty = &*block.self_ty;
+    let type_name = match self_ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| &s.ident),
+        _ => None,
+    };
+    let Some(type_name) = type_name else {
+        errors.error(
+            self_ty,
+            "`#[actor]` needs a named type here, such as `impl Counter`",
+        );
+        return None;
+    };
+    let protocol = args
+        .protocol
+        .unwrap_or_else(|| format_ident!("{}{}", type_name, PROTOCOL_SUFFIX));
+    let vis = args
+        .vis
+        .unwrap_or_else(|| Visibility::Public(syn::token::Pub(Span::call_site())));
+    let mut handlers = Vec::new();
+    let mut signal: Option<SignalHandler<'a>> = None;
+    for item in &block.items {
+        let ImplItem::Fn(method) = item else {
+            errors.error(
+                item,
+                "an `#[actor]` block holds only handler methods: move this item to a separate `impl` block",
+            );
+            continue;
+        };
+        if is_signal_handler(method) {
+            if let Some(first) = &signal {
+                errors.error(
+                    &method.sig.ident,
+                    format!(
+                        "a second `#[signal]` handler: `{}` already handles this actor's signals; match on the `Signal` there",
+                        first.method.sig.ident
+                    ),
+                );
+            } else if let Some(parsed) = parse_signal_handler(method, errors) {
+                signal = Some(parsed);
+            }
+        } else if let Some(handler) = parse_handler(method, errors) {
+            handlers.push(handler);
+        }
+    }
+    Some(ActorModel {
+        item: block,
+        self_ty,
+        protocol,
+        vis,
+        handlers,
+        signal,
+    })
+}
+
+fn is_signal_handler(method: &ImplItemFn) -> bool {
+    method.attrs.iter().any(|attr| attr.path().is_ident(SIGNAL))
+}
+
+/// The typed parameters after the receiver, once the receiver is known to be right.
+fn checked_inputs<'a>(
+    method: &'a ImplItemFn,
+    what: &str,
+    errors: &mut Errors,
+) -> Option<Vec<&'a syn::PatType>> {
+    let sig = &method.sig;
+    let name = &sig.ident;
+    if !sig.generics.params.is_empty() {
+        errors.error(
+            &sig.generics,
+            format!("a {what} cannot be generic: the protocol needs one concrete message type per handler"),
+        );
+        return None;
+    }
+    match sig.receiver() {
+        None => {
+            errors.error(
+                name,
+                format!(
+                    "`{name}` has no `self`: every method of an `#[actor]` block is a {what} and takes `&mut self`; if `{name}` is not one, move it to a separate `impl` block"
+                ),
+            );
+            return None;
+        }
+        Some(receiver) if receiver.reference.is_none() || receiver.colon_token.is_some() => {
+            errors.error(
+                receiver,
+                format!(
+                    "a {what} borrows the actor for one message at a time: write `&mut self` (or `&self`)"
+                ),
+            );
+            return None;
+        }
+        Some(_) => {}
+    }
+    Some(
+        sig.inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Typed(typed) => Some(typed),
+                FnArg::Receiver(_) => None,
+            })
+            .collect(),
+    )
+}
+
+fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Handler<'a>> {
+    let inputs = checked_inputs(method, "message handler", errors)?;
+    let name = &method.sig.ident;
+    let usage = format!(
+        "a handler takes the message it handles, and optionally the context before it: `fn {name}(&mut self, ctx: &mut Ctx<Self>, message: Increment)`"
+    );
+    let (ctx, message) = match inputs.as_slice() {
+        [message] => (None, *message),
+        [ctx, message] => (Some(*ctx), *message),
+        [] => {
+            errors.error(&method.sig, format!("`{name}` takes no message: {usage}"));
+            return None;
+        }
+        [_, _, extra, ..] => {
+            errors.error(extra, format!("too many parameters: {usage}"));
+            return None;
+        }
+    };
+    if let Some(ctx) = ctx {
+        if !is_mut_reference(&ctx.ty) {
+            errors.error(
+                &ctx.ty,
+                "the context comes before the message, as `ctx: &mut Ctx<Self>`",
+            );
+            return None;
+        }
+    }
+    let message_ty = &*message.ty;
+    let variant = match message_ty {
+        Type::Reference(reference) => {
+            let inner = &reference.elem;
+            errors.error(
+                message_ty,
+                format!(
+                    "a handler takes its message by value: write `{}`, not a reference",
+                    quote::quote!(#inner)
+                ),
+            );
+            return None;
+        }
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .map(|segment| segment.ident.clone()),
+        _ => None,
+    };
+    let Some(variant) = variant else {
+        errors.error(
+            message_ty,
+            "expected the type of the message this method handles, such as `Increment`",
+        );
+        return None;
+    };
+    Some(Handler {
+        method,
+        is_async: method.sig.asyncness.is_some(),
+        takes_ctx: ctx.is_some(),
+        message: message_ty,
+        variant,
+    })
+}
+
+fn parse_signal_handler<'a>(
+    method: &'a ImplItemFn,
+    errors: &mut Errors,
+) -> Option<SignalHandler<'a>> {
+    let inputs = checked_inputs(method, "signal handler", errors)?;
+    let name = &method.sig.ident;
+    let takes_ctx = match inputs.as_slice() {
+        [_signal] => false,
+        [ctx, _signal] => {
+            if !is_mut_reference(&ctx.ty) {
+                errors.error(
+                    &ctx.ty,
+                    "the context comes before the signal, as `ctx: &mut Ctx<Self>`",
+                );
+                return None;
+            }
+            true
+        }
+        _ => {
+            errors.error(
+                &method.sig,
+                format!(
+                    "a signal handler takes the signal, and optionally the context before it: `fn {name}(&mut self, ctx: &mut Ctx<Self>, signal: &Signal)`"
+                ),
+            );
+            return None;
+        }
+    };
+    Some(SignalHandler {
+        method,
+        is_async: method.sig.asyncness.is_some(),
+        takes_ctx,
+    })
+}
+
+fn is_mut_reference(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(reference) if reference.mutability.is_some())
+}

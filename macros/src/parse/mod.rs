@@ -1,0 +1,4 @@
+//! From tokens to the model: one module per macro.
+
+pub(crate) mod actor;
+pub(crate) mod message;

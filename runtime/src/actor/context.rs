@@ -1,0 +1,203 @@
+//! The context a handler gets: the actor's own ref, its children, its watches.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::actor::spawn::{self, ChildName};
+use crate::actor::{ActorPath, ActorRef, AnyActorRef};
+use crate::behavior::IntoBehavior;
+use crate::error::{NotAChild, SpawnError};
+use crate::mailbox::SystemMessage;
+use crate::message::{Message, Protocol};
+use crate::system::ActorSystem;
+
+/// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`
+/// in an `#[actor]` block, or `&mut Ctx<MyMessage>` in a functional behavior.
+pub type Ctx<T> = ActorContext<<T as Protocol>::Msg>;
+
+/// What a handler can do besides answering: reach itself, spawn and stop children,
+/// watch other actors, and log.
+///
+/// Every record a handler logs through `tracing` carries the actor's path, because
+/// the cell runs each handler inside the actor's span ([`ActorContext::log`]).
+pub struct ActorContext<P: Message> {
+    self_ref: ActorRef<P>,
+    system: ActorSystem,
+    watching: Option<Box<HashSet<AnyActorRef>>>,
+}
+
+impl<P: Message> ActorContext<P> {
+    pub(crate) fn new(self_ref: ActorRef<P>, system: ActorSystem) -> Self {
+        Self {
+            self_ref,
+            system,
+            watching: None,
+        }
+    }
+
+    /// This actor's own ref, to hand out in messages.
+    pub fn self_ref(&self) -> &ActorRef<P> {
+        &self.self_ref
+    }
+
+    /// This actor's path.
+    pub fn path(&self) -> &ActorPath {
+        self.self_ref.path()
+    }
+
+    /// The system this actor runs in.
+    pub fn system(&self) -> &ActorSystem {
+        &self.system
+    }
+
+    /// The actor's tracing span, which carries its path. Handlers run inside it, so
+    /// `tracing::info!(..)` in a handler is already tagged; use the span to tag work
+    /// the handler hands elsewhere, for example with `tracing::Instrument`.
+    pub fn log(&self) -> tracing::Span {
+        tracing::Span::current()
+    }
+
+    /// Spawn a child named `name`, unique among this actor's live children.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::InvalidName`] or [`SpawnError::NameTaken`] for the name, and
+    /// [`SpawnError::ParentStopping`] once this actor has begun to stop. Nothing is
+    /// spawned when an error is returned.
+    pub fn spawn<Q, B>(&mut self, behavior: B, name: &str) -> Result<ActorRef<Q>, SpawnError>
+    where
+        Q: Message,
+        B: IntoBehavior<Q>,
+    {
+        spawn::spawn_child(
+            &self.self_ref.erase(),
+            behavior.into_behavior(),
+            ChildName::Given(name),
+        )
+    }
+
+    /// Spawn a child with a name picked for it (`$a`, `$b`, ...).
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::ParentStopping`] once this actor has begun to stop.
+    pub fn spawn_anonymous<Q, B>(&mut self, behavior: B) -> Result<ActorRef<Q>, SpawnError>
+    where
+        Q: Message,
+        B: IntoBehavior<Q>,
+    {
+        spawn::spawn_child(
+            &self.self_ref.erase(),
+            behavior.into_behavior(),
+            ChildName::Anonymous,
+        )
+    }
+
+    /// Stop a child. It stops its own children first, sees `PostStop`, and then its
+    /// name is free again. To stop this actor itself, return
+    /// [`Behaviors::stopped`](crate::Behaviors::stopped).
+    ///
+    /// # Errors
+    ///
+    /// [`NotAChild`] if `child` is not a live child of this actor.
+    pub fn stop<Q: Message>(&mut self, child: &ActorRef<Q>) -> Result<(), NotAChild> {
+        let child = child.erase();
+        let is_child = self
+            .self_ref
+            .erase()
+            .core()
+            .children()
+            .get(child.path().name())
+            .is_some_and(|entry| entry.child.same_cell(&child));
+        if !is_child {
+            return Err(NotAChild {
+                target: child.path().clone(),
+                caller: self.path().clone(),
+            });
+        }
+        // A child that has already stopped has nothing left to stop.
+        let _ = child.send_system(SystemMessage::Stop);
+        Ok(())
+    }
+
+    /// The live children of this actor.
+    pub fn children(&self) -> Vec<AnyActorRef> {
+        self.self_ref.erase().core().children().refs()
+    }
+
+    /// The live child named `name`, if there is one.
+    pub fn child(&self, name: &str) -> Option<AnyActorRef> {
+        self.self_ref
+            .erase()
+            .core()
+            .children()
+            .get(name)
+            .map(|entry| entry.child.clone())
+    }
+
+    /// Be told, with [`Signal::Terminated`](crate::Signal::Terminated), when `target`
+    /// stops: exactly once, and also if it had stopped before this call. Watching
+    /// twice is watching once. Watching is not parenthood: the target's failures
+    /// stay with its own supervisor.
+    pub fn watch<Q: Message>(&mut self, target: &ActorRef<Q>) {
+        self.watch_any(target.erase());
+    }
+
+    pub(crate) fn watch_any(&mut self, target: AnyActorRef) {
+        let me = self.self_ref.erase();
+        if target == me {
+            return;
+        }
+        let watching = self.watching.get_or_insert_with(Default::default);
+        if !watching.insert(target.clone()) {
+            return;
+        }
+        if let Err(SystemMessage::Watch(_)) = target.send_system(SystemMessage::Watch(me.clone())) {
+            // The target has stopped already: the answer is `Terminated`, now.
+            let _ = me.send_system(SystemMessage::Terminated(target));
+        }
+    }
+
+    /// Stop watching `target`: no `Terminated` for it arrives after this call, even
+    /// one already on its way.
+    pub fn unwatch<Q: Message>(&mut self, target: &ActorRef<Q>) {
+        self.unwatch_any(&target.erase());
+    }
+
+    pub(crate) fn unwatch_any(&mut self, target: &AnyActorRef) {
+        let removed = self
+            .watching
+            .as_mut()
+            .is_some_and(|watching| watching.remove(target));
+        if removed {
+            let _ = target.send_system(SystemMessage::Unwatch(self.self_ref.erase()));
+        }
+    }
+
+    /// Whether this actor watches `target`; forgets the watch if so. Used when a
+    /// `Terminated` arrives, so that it is delivered at most once.
+    pub(crate) fn take_watch(&mut self, target: &AnyActorRef) -> bool {
+        self.watching
+            .as_mut()
+            .is_some_and(|watching| watching.remove(target))
+    }
+
+    /// Drop every watch (on restart and on stop), telling each target.
+    pub(crate) fn unwatch_all(&mut self) {
+        let Some(watching) = self.watching.take() else {
+            return;
+        };
+        let me = self.self_ref.erase();
+        for target in watching.into_iter() {
+            let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
+        }
+    }
+}
+
+impl<P: Message> fmt::Debug for ActorContext<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ActorContext")
+            .field("self", &self.self_ref)
+            .finish_non_exhaustive()
+    }
+}

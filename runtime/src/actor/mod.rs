@@ -1,0 +1,280 @@
+//! Actor references, paths and the cell that runs an actor.
+//!
+//! An [`ActorRef<P>`] is the only way to reach an actor: it is typed by the actor's
+//! protocol `P`, so [`ActorRef::tell`] accepts exactly the messages `P` accepts. It is
+//! cheap to clone (one reference count), `Send + Sync`, and compares and hashes by
+//! the actor's address, path and incarnation uid, which is also how it prints.
+//!
+//! [`AnyActorRef`] is the same identity with the protocol erased: what
+//! [`Terminated`](crate::Terminated) carries, and what a watch is about.
+
+mod cell;
+pub(crate) mod context;
+mod core;
+mod path;
+pub(crate) mod spawn;
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::events::DeadLetterReason;
+use crate::mailbox::{Sent, SystemMessage};
+use crate::message::{Accepts, Message};
+
+pub(crate) use self::core::{CellCore, Parent};
+pub use self::path::{ActorPath, Address};
+pub(crate) use self::path::{anonymous_name, validate_name};
+
+/// The shared half of an actor: its identity, its system lane and its user lane. The
+/// cell task owns the rest.
+pub(crate) struct LocalCell<P> {
+    pub(crate) core: CellCore,
+    pub(crate) user: crate::mailbox::UserLane<P>,
+}
+
+/// What every cell can do whatever its protocol: the untyped half.
+pub(crate) trait AnyCell: Send + Sync + 'static {
+    fn core(&self) -> &CellCore;
+}
+
+impl<P: Message> AnyCell for LocalCell<P> {
+    fn core(&self) -> &CellCore {
+        &self.core
+    }
+}
+
+/// A reference to an actor whose protocol is `P`.
+///
+/// # Examples
+///
+/// ```
+/// use tapio::prelude::*;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let system = ActorSystem::new("refs")?;
+/// let (seen, mut rx) = tokio::sync::mpsc::unbounded_channel();
+/// let echo = system.spawn(
+///     Behaviors::receive_message(move |n: u64| {
+///         let _ = seen.send(n);
+///     }),
+///     "echo",
+/// )?;
+/// echo.tell(42_u64);
+/// assert_eq!(rx.recv().await, Some(42));
+/// assert_eq!(echo.path().to_string(), "/user/echo");
+/// assert!(echo.to_string().starts_with("tapio://refs/user/echo#"));
+/// system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
+pub struct ActorRef<P: Message> {
+    target: Target<P>,
+}
+
+enum Target<P: Message> {
+    Local(Arc<LocalCell<P>>),
+}
+
+impl<P: Message> ActorRef<P> {
+    pub(crate) fn local(cell: Arc<LocalCell<P>>) -> Self {
+        Self {
+            target: Target::Local(cell),
+        }
+    }
+
+    /// Send a message. Never blocks, never fails: a message the actor can no longer
+    /// take becomes a [`DeadLetter`](crate::DeadLetter) on the system's event stream.
+    ///
+    /// Only messages the protocol accepts compile:
+    ///
+    /// ```compile_fail
+    /// use tapio::prelude::*;
+    /// #[message] pub struct Shelf;
+    /// fn send(counter: ActorRef<u64>) {
+    ///     counter.tell(Shelf); // error: `u64` does not accept `Shelf`
+    /// }
+    /// ```
+    #[inline]
+    pub fn tell<M>(&self, message: M)
+    where
+        M: Message,
+        P: Accepts<M>,
+    {
+        self.deliver(P::wrap(message));
+    }
+
+    #[inline]
+    pub(crate) fn deliver(&self, message: P) {
+        match &self.target {
+            Target::Local(cell) => match cell.user.send(message) {
+                Sent::Queued => {}
+                Sent::QueuedFirst => cell.core.wake(),
+                Sent::Refused(message) => cell.core.system().dead_letter(
+                    message.into_payload(),
+                    cell.core.path(),
+                    DeadLetterReason::RecipientStopped,
+                ),
+            },
+        }
+    }
+
+    /// The actor's path, such as `/user/counter`.
+    pub fn path(&self) -> &ActorPath {
+        match &self.target {
+            Target::Local(cell) => cell.core.path(),
+        }
+    }
+
+    /// The incarnation uid: two actors spawned one after the other under the same
+    /// path have different uids, and a ref names exactly one of them.
+    pub fn uid(&self) -> u64 {
+        match &self.target {
+            Target::Local(cell) => cell.core.uid(),
+        }
+    }
+
+    /// The same actor, with its protocol erased.
+    pub fn erase(&self) -> AnyActorRef {
+        match &self.target {
+            Target::Local(cell) => AnyActorRef {
+                cell: cell.clone() as Arc<dyn AnyCell>,
+            },
+        }
+    }
+}
+
+impl<P: Message> Clone for ActorRef<P> {
+    #[inline]
+    fn clone(&self) -> Self {
+        match &self.target {
+            Target::Local(cell) => Self::local(cell.clone()),
+        }
+    }
+}
+
+impl<P: Message> PartialEq for ActorRef<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.uid() == other.uid() && self.path() == other.path()
+    }
+}
+
+impl<P: Message> Eq for ActorRef<P> {}
+
+impl<P: Message> Hash for ActorRef<P> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.path().hash(state);
+        self.uid().hash(state);
+    }
+}
+
+impl<P: Message> fmt::Display for ActorRef<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.path().to_uri(), self.uid())
+    }
+}
+
+impl<P: Message> fmt::Debug for ActorRef<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ActorRef({self})")
+    }
+}
+
+impl<P: Message> Message for ActorRef<P> {
+    type ReplySlot = crate::NoReply;
+}
+
+/// An actor reference with its protocol erased: it identifies an actor, and cannot
+/// send it anything.
+///
+/// It is what [`Terminated`](crate::Terminated) carries. It compares equal to the
+/// typed [`ActorRef`] of the same actor, so a registry can find the entry a
+/// `Terminated` is about.
+#[derive(Clone)]
+pub struct AnyActorRef {
+    cell: Arc<dyn AnyCell>,
+}
+
+impl AnyActorRef {
+    pub(crate) fn from_cell(cell: Arc<dyn AnyCell>) -> Self {
+        Self { cell }
+    }
+
+    /// The actor's path.
+    pub fn path(&self) -> &ActorPath {
+        self.cell.core().path()
+    }
+
+    /// The actor's incarnation uid.
+    pub fn uid(&self) -> u64 {
+        self.cell.core().uid()
+    }
+
+    pub(crate) fn core(&self) -> &CellCore {
+        self.cell.core()
+    }
+
+    /// Put a message on the actor's system lane; hands it back if the actor stopped.
+    pub(crate) fn send_system(&self, message: SystemMessage) -> Result<(), SystemMessage> {
+        let core = self.cell.core();
+        core.lane().push(message)?;
+        core.wake();
+        Ok(())
+    }
+
+    pub(crate) fn same_cell(&self, other: &AnyActorRef) -> bool {
+        std::ptr::addr_eq(Arc::as_ptr(&self.cell), Arc::as_ptr(&other.cell))
+    }
+}
+
+impl PartialEq for AnyActorRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_cell(other) || (self.uid() == other.uid() && self.path() == other.path())
+    }
+}
+
+impl Eq for AnyActorRef {}
+
+impl Hash for AnyActorRef {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.path().hash(state);
+        self.uid().hash(state);
+    }
+}
+
+impl<P: Message> PartialEq<ActorRef<P>> for AnyActorRef {
+    fn eq(&self, other: &ActorRef<P>) -> bool {
+        self.uid() == other.uid() && self.path() == other.path()
+    }
+}
+
+impl<P: Message> PartialEq<AnyActorRef> for ActorRef<P> {
+    fn eq(&self, other: &AnyActorRef) -> bool {
+        other == self
+    }
+}
+
+impl fmt::Display for AnyActorRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.path().to_uri(), self.uid())
+    }
+}
+
+impl fmt::Debug for AnyActorRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AnyActorRef({self})")
+    }
+}
+
+impl<P: Message> From<ActorRef<P>> for AnyActorRef {
+    fn from(actor: ActorRef<P>) -> Self {
+        actor.erase()
+    }
+}
+
+impl<P: Message> From<&ActorRef<P>> for AnyActorRef {
+    fn from(actor: &ActorRef<P>) -> Self {
+        actor.erase()
+    }
+}

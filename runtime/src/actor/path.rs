@@ -1,0 +1,292 @@
+//! Where an actor lives: its address and its path from the root.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::error::InvalidName;
+
+/// The address of an actor system: its name, and for a remote system its host and
+/// port. Printed as `tapio://name` or `tapio://name@host:port`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Address {
+    system: Arc<str>,
+    host: Option<(Arc<str>, u16)>,
+}
+
+impl Address {
+    /// The address of a system that is reachable only from inside its own process.
+    pub fn local(system: &str) -> Self {
+        Self {
+            system: Arc::from(system),
+            host: None,
+        }
+    }
+
+    /// The name of the system.
+    pub fn system(&self) -> &str {
+        &self.system
+    }
+
+    /// The host and port, for a system that listens on the network.
+    pub fn host_port(&self) -> Option<(&str, u16)> {
+        self.host.as_ref().map(|(host, port)| (&**host, *port))
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tapio://{}", self.system)?;
+        if let Some((host, port)) = &self.host {
+            write!(f, "@{host}:{port}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// The path of an actor: an address and the names from the root down, such as
+/// `/user/pipeline/worker`.
+///
+/// Paths are cheap to clone (one reference count) and share their parent's prefix.
+/// `Display` prints the path alone; [`ActorPath::to_uri`] adds the address.
+#[derive(Clone)]
+pub struct ActorPath(Arc<Node>);
+
+struct Node {
+    link: Link,
+    name: Box<str>,
+    depth: usize,
+}
+
+/// Only the root holds the address; every other node points at its parent.
+enum Link {
+    Root(Box<Address>),
+    Child(ActorPath),
+}
+
+impl ActorPath {
+    /// The root path `/` of a system.
+    pub(crate) fn root(address: Address) -> Self {
+        Self(Arc::new(Node {
+            link: Link::Root(Box::new(address)),
+            name: Box::from(""),
+            depth: 0,
+        }))
+    }
+
+    /// The path of a child with the given (already validated) name.
+    pub(crate) fn child(&self, name: &str) -> Self {
+        Self(Arc::new(Node {
+            link: Link::Child(self.clone()),
+            name: Box::from(name),
+            depth: self.0.depth + 1,
+        }))
+    }
+
+    /// The last element, such as `worker` in `/user/pipeline/worker`; empty for the root.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The path one level up; `None` for the root.
+    pub fn parent(&self) -> Option<&ActorPath> {
+        match &self.0.link {
+            Link::Root(_) => None,
+            Link::Child(parent) => Some(parent),
+        }
+    }
+
+    /// The address of the system the actor lives in.
+    pub fn address(&self) -> &Address {
+        let mut at = self;
+        loop {
+            match &at.0.link {
+                Link::Root(address) => return address,
+                Link::Child(parent) => at = parent,
+            }
+        }
+    }
+
+    /// How many elements below the root: `/user` is 1, `/user/a` is 2.
+    pub fn depth(&self) -> usize {
+        self.0.depth
+    }
+
+    /// The names from the root down, such as `["user", "pipeline", "worker"]`.
+    pub fn elements(&self) -> Vec<&str> {
+        let mut names = Vec::with_capacity(self.0.depth);
+        let mut at = Some(self);
+        while let Some(path) = at {
+            if path.parent().is_some() {
+                names.push(path.name());
+            }
+            at = path.parent();
+        }
+        names.reverse();
+        names
+    }
+
+    /// Whether `self` is `other` or lies below it.
+    pub fn starts_with(&self, other: &ActorPath) -> bool {
+        let mut at = Some(self);
+        while let Some(path) = at {
+            if path.0.depth < other.0.depth {
+                return false;
+            }
+            if path == other {
+                return true;
+            }
+            at = path.parent();
+        }
+        false
+    }
+
+    /// The full URI of the path: `tapio://system/user/worker`.
+    pub fn to_uri(&self) -> String {
+        format!("{}{}", self.address(), self)
+    }
+}
+
+impl PartialEq for ActorPath {
+    fn eq(&self, other: &Self) -> bool {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return true;
+        }
+        self.0.depth == other.0.depth
+            && self.0.name == other.0.name
+            && match (&self.0.link, &other.0.link) {
+                (Link::Root(a), Link::Root(b)) => a == b,
+                (Link::Child(a), Link::Child(b)) => a == b,
+                _ => false,
+            }
+    }
+}
+
+impl Eq for ActorPath {}
+
+impl Hash for ActorPath {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.address().hash(state);
+        for name in self.elements() {
+            name.hash(state);
+        }
+    }
+}
+
+impl fmt::Display for ActorPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.parent().is_none() {
+            return f.write_str("/");
+        }
+        for name in self.elements() {
+            write!(f, "/{name}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for ActorPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ActorPath({})", self.to_uri())
+    }
+}
+
+/// Characters an actor name may hold besides ASCII letters and digits.
+const NAME_PUNCTUATION: &str = "-_.*+:@&=,!~;'$";
+
+/// Check a name given to `spawn`: it becomes one element of a URI path.
+pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
+    let problem = if name.is_empty() {
+        Some("a name cannot be empty; use `spawn_anonymous` to have one picked for you")
+    } else if name.starts_with('$') {
+        Some("names starting with `$` are reserved for anonymous actors")
+    } else if name.contains('/') {
+        Some("`/` separates the elements of a path, so it cannot be part of a name")
+    } else if name.contains('#') {
+        Some("`#` separates the incarnation uid in a ref's URI, so it cannot be part of a name")
+    } else if name.chars().any(char::is_whitespace) {
+        Some("a name cannot contain whitespace")
+    } else if name
+        .chars()
+        .any(|c| !c.is_ascii_alphanumeric() && !NAME_PUNCTUATION.contains(c))
+    {
+        Some("a name may hold only ASCII letters, digits and `-_.*+:@&=,!~;'`")
+    } else {
+        None
+    };
+    match problem {
+        Some(reason) => Err(InvalidName {
+            name: name.to_owned(),
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ..., `$ba`, ...
+pub(crate) fn anonymous_name(mut n: u64) -> String {
+    const DIGITS: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
+    let mut name = String::with_capacity(8);
+    name.push('$');
+    loop {
+        name.push(char::from(DIGITS[(n % 64) as usize]));
+        n /= 64;
+        if n == 0 {
+            break;
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(names: &[&str]) -> ActorPath {
+        names
+            .iter()
+            .fold(ActorPath::root(Address::local("sys")), |p, n| p.child(n))
+    }
+
+    #[test]
+    fn a_path_prints_its_elements_and_its_uri() {
+        let worker = path(&["user", "pipeline", "worker"]);
+        assert_eq!(worker.to_string(), "/user/pipeline/worker");
+        assert_eq!(worker.to_uri(), "tapio://sys/user/pipeline/worker");
+        assert_eq!(worker.name(), "worker");
+        assert_eq!(worker.depth(), 3);
+        assert_eq!(path(&[]).to_string(), "/");
+    }
+
+    #[test]
+    fn paths_built_apart_are_equal_when_their_elements_are() {
+        assert_eq!(path(&["user", "a"]), path(&["user", "a"]));
+        assert_ne!(path(&["user", "a"]), path(&["user", "b"]));
+        assert!(path(&["user", "a", "b"]).starts_with(&path(&["user"])));
+        assert!(!path(&["user"]).starts_with(&path(&["user", "a"])));
+    }
+
+    #[test]
+    fn names_that_would_break_a_uri_are_refused_with_the_reason() {
+        for bad in ["", "$x", "a/b", "a#1", "a b", "tab\t", "é"] {
+            let error = validate_name(bad).err();
+            assert!(error.is_some(), "{bad:?} should be refused");
+        }
+        for good in ["a", "worker-1", "conn_2", "x.y", "a$b"] {
+            assert!(validate_name(good).is_ok(), "{good:?} should be accepted");
+        }
+    }
+
+    #[test]
+    fn anonymous_names_are_distinct_and_reserved() {
+        let names: std::collections::HashSet<_> = (0..10_000).map(anonymous_name).collect();
+        assert_eq!(names.len(), 10_000);
+        assert!(names.iter().all(|n| n.starts_with('$')));
+    }
+}

@@ -1,0 +1,83 @@
+//! Struct-style actors: a value with fields and one handler per message type.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::actor::context::ActorContext;
+use crate::behavior::{Behavior, Behaviors, IntoNext};
+use crate::failure::Failure;
+use crate::message::{Message, Protocol};
+use crate::signal::Signal;
+
+/// An actor written as a struct: its fields are its state, changed in place without
+/// a lock, because the actor handles one message at a time.
+///
+/// `#[actor]` implements this trait from an `impl` block with one method per message
+/// type: it generates the protocol enum (`Self::Msg`) and the `handle` that
+/// dispatches to the methods. Writing it by hand is possible and is what the
+/// `counter_without_macros` example shows.
+///
+/// A value of an `Actor` type that is also `Clone` can be spawned directly; a
+/// restart starts again from a clone of that value. Otherwise build it in
+/// [`Behaviors::setup`].
+pub trait Actor: Protocol + Send + 'static {
+    /// Handle one message.
+    fn handle<'a>(
+        &'a mut self,
+        ctx: &'a mut ActorContext<Self::Msg>,
+        message: Self::Msg,
+    ) -> Handled<'a, Self::Msg>;
+
+    /// Handle a signal. The default leaves every signal unhandled.
+    fn signal<'a>(
+        &'a mut self,
+        ctx: &'a mut ActorContext<Self::Msg>,
+        signal: &'a Signal,
+    ) -> Handled<'a, Self::Msg> {
+        let _ = (ctx, signal);
+        Handled::ready(Behaviors::unhandled())
+    }
+}
+
+type HandlerFuture<'a, P> = Pin<Box<dyn Future<Output = Result<Behavior<P>, Failure>> + Send + 'a>>;
+
+/// What a struct actor's handler produced: an answer now, or a future of one.
+///
+/// A synchronous handler costs no allocation; an `async` one is boxed once per
+/// message. While the future runs the actor reads nothing else, signals included.
+pub struct Handled<'a, P: Message>(pub(crate) HandledKind<'a, P>);
+
+pub(crate) enum HandledKind<'a, P: Message> {
+    Ready(Result<Behavior<P>, Failure>),
+    Pending(HandlerFuture<'a, P>),
+}
+
+impl<'a, P: Message> Handled<'a, P> {
+    /// The handler is done: `outcome` is the next behavior, `()`, or a `Result`.
+    #[inline]
+    pub fn ready<R: IntoNext<P>>(outcome: R) -> Self {
+        Self(HandledKind::Ready(outcome.into_next()))
+    }
+
+    /// The handler continues as `future`.
+    pub fn pending<F>(future: F) -> Self
+    where
+        F: Future + Send + 'a,
+        F::Output: IntoNext<P>,
+    {
+        Self(HandledKind::Pending(Box::pin(async move {
+            future.await.into_next()
+        })))
+    }
+}
+
+impl<P: Message> fmt::Debug for Handled<'_, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            HandledKind::Ready(Ok(next)) => write!(f, "Handled::Ready({next:?})"),
+            HandledKind::Ready(Err(failure)) => write!(f, "Handled::Failed({failure})"),
+            HandledKind::Pending(_) => f.write_str("Handled::Pending"),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Behaviors: what an actor does with the next message.
+//!
+//! A [`Behavior<P>`] is a recipe, cheap to clone and holding no state that changes.
+//! The runtime builds a running actor from it when the actor starts, and builds it
+//! again on a restart. State lives in what the recipe builds: the fields of an
+//! `#[actor]` struct, or the values a [`Behaviors::setup`] factory creates.
+//!
+//! A handler answers with the next behavior:
+//!
+//! | answer | meaning |
+//! |---|---|
+//! | [`Behaviors::same`] (or `()`) | keep going, unchanged |
+//! | [`Behaviors::stopped`] | stop this actor |
+//! | [`Behaviors::unhandled`] | the message becomes an unhandled dead letter |
+//! | any other behavior | switch to it for the next message |
+//! | `Err(e)` | the actor fails with `e`; its supervision decides what happens |
+//!
+//! # Examples
+//!
+//! Functional style, switching between two behaviors:
+//!
+//! ```
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! pub enum Switch { Flip, Report(ActorRef<bool>) }
+//!
+//! fn light(on: bool) -> Behavior<Switch> {
+//!     Behaviors::receive_message(move |message: Switch| match message {
+//!         Switch::Flip => light(!on),
+//!         Switch::Report(to) => {
+//!             to.tell(on);
+//!             Behaviors::same()
+//!         }
+//!     })
+//!     .into()
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let system = ActorSystem::new("light")?;
+//! # let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+//! # let reader = system.spawn(Behaviors::receive_message(move |b: bool| { let _ = tx.send(b); }), "reader")?;
+//! let lamp = system.spawn(light(false), "lamp")?;
+//! lamp.tell(Switch::Flip);
+//! lamp.tell(Switch::Report(reader));
+//! # assert_eq!(rx.recv().await, Some(true));
+//! # system.terminate().await;
+//! # Ok(())
+//! # }
+//! ```
+
+mod actor;
+mod convert;
+mod receive;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub(crate) use self::actor::HandledKind;
+pub use self::actor::{Actor, Handled};
+pub use self::convert::{IntoBehavior, IntoNext, SetupOutput};
+pub use self::receive::Receive;
+
+use crate::actor::context::ActorContext;
+use crate::failure::Failure;
+use crate::message::Message;
+use crate::supervision::Supervise;
+
+/// What an actor does with its next message. See the [module docs](self).
+pub struct Behavior<P: Message> {
+    pub(crate) kind: Kind<P>,
+}
+
+pub(crate) type SetupFn<P> =
+    dyn Fn(&mut ActorContext<P>) -> Result<Started<P>, Failure> + Send + Sync;
+pub(crate) type ActorFactory<P> = dyn Fn() -> Box<dyn Actor<Msg = P>> + Send + Sync;
+
+pub(crate) enum Kind<P: Message> {
+    Same,
+    Stopped,
+    Unhandled,
+    Empty,
+    Ignore,
+    Receive(Receive<P>),
+    Setup(Arc<SetupFn<P>>),
+    Actor(Arc<ActorFactory<P>>),
+    Supervise(Arc<Supervise<P>>),
+}
+
+/// What a setup factory produced: another behavior to start, or an actor value.
+/// Opaque: it only travels from [`SetupOutput`] to the cell.
+#[doc(hidden)]
+pub struct Started<P: Message>(pub(crate) StartedKind<P>);
+
+pub(crate) enum StartedKind<P: Message> {
+    Behavior(Behavior<P>),
+    Actor(Box<dyn Actor<Msg = P>>),
+}
+
+impl<P: Message> fmt::Debug for Started<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            StartedKind::Behavior(behavior) => write!(f, "Started({behavior:?})"),
+            StartedKind::Actor(_) => f.write_str("Started(actor)"),
+        }
+    }
+}
+
+impl<P: Message> Behavior<P> {
+    pub(crate) const fn from_kind(kind: Kind<P>) -> Self {
+        Self { kind }
+    }
+
+    /// A short name of what kind of behavior this is, for messages and debugging.
+    pub(crate) fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            Kind::Same => "same",
+            Kind::Stopped => "stopped",
+            Kind::Unhandled => "unhandled",
+            Kind::Empty => "empty",
+            Kind::Ignore => "ignore",
+            Kind::Receive(_) => "receive",
+            Kind::Setup(_) => "setup",
+            Kind::Actor(_) => "actor",
+            Kind::Supervise(_) => "supervise",
+        }
+    }
+
+    /// Whether this is [`Behaviors::same`].
+    pub fn is_same(&self) -> bool {
+        matches!(self.kind, Kind::Same)
+    }
+
+    /// Whether this is [`Behaviors::stopped`].
+    pub fn is_stopped(&self) -> bool {
+        matches!(self.kind, Kind::Stopped)
+    }
+
+    /// Whether this is [`Behaviors::unhandled`].
+    pub fn is_unhandled(&self) -> bool {
+        matches!(self.kind, Kind::Unhandled)
+    }
+}
+
+impl<P: Message> Clone for Behavior<P> {
+    fn clone(&self) -> Self {
+        Self::from_kind(match &self.kind {
+            Kind::Same => Kind::Same,
+            Kind::Stopped => Kind::Stopped,
+            Kind::Unhandled => Kind::Unhandled,
+            Kind::Empty => Kind::Empty,
+            Kind::Ignore => Kind::Ignore,
+            Kind::Receive(receive) => Kind::Receive(receive.clone()),
+            Kind::Setup(setup) => Kind::Setup(setup.clone()),
+            Kind::Actor(factory) => Kind::Actor(factory.clone()),
+            Kind::Supervise(supervise) => Kind::Supervise(supervise.clone()),
+        })
+    }
+}
+
+impl<P: Message> fmt::Debug for Behavior<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Behavior::{}", self.kind_name())
+    }
+}
+
+/// The constructors of [`Behavior`]s.
+#[derive(Debug, Clone, Copy)]
+pub struct Behaviors;
+
+impl Behaviors {
+    /// Keep the current behavior for the next message.
+    pub const fn same<P: Message>() -> Behavior<P> {
+        Behavior::from_kind(Kind::Same)
+    }
+
+    /// Stop this actor: its children stop first, then it sees
+    /// [`Signal::PostStop`](crate::Signal::PostStop).
+    pub const fn stopped<P: Message>() -> Behavior<P> {
+        Behavior::from_kind(Kind::Stopped)
+    }
+
+    /// The message was not for this behavior: it becomes a dead letter with the
+    /// reason [`Unhandled`](crate::DeadLetterReason::Unhandled), and the behavior
+    /// stays as it is.
+    pub const fn unhandled<P: Message>() -> Behavior<P> {
+        Behavior::from_kind(Kind::Unhandled)
+    }
+
+    /// A behavior that handles no message: every message becomes an unhandled dead
+    /// letter.
+    pub const fn empty<P: Message>() -> Behavior<P> {
+        Behavior::from_kind(Kind::Empty)
+    }
+
+    /// A behavior that drops every message without a trace. For an actor that
+    /// exists to own children or to be watched; prefer [`Behaviors::empty`] when a
+    /// message arriving would be a mistake worth seeing.
+    pub const fn ignore<P: Message>() -> Behavior<P> {
+        Behavior::from_kind(Kind::Ignore)
+    }
+
+    /// Handle each message with `handler`, which gets the actor's context.
+    ///
+    /// `handler` returns the next behavior, `()` for "the same", or a `Result` of
+    /// either. Add a signal handler with [`Receive::on_signal`].
+    pub fn receive<P, F, R>(handler: F) -> Receive<P>
+    where
+        P: Message,
+        F: Fn(&mut ActorContext<P>, P) -> R + Send + Sync + 'static,
+        R: IntoNext<P>,
+    {
+        Receive::new(move |ctx, message| handler(ctx, message).into_next())
+    }
+
+    /// Handle each message with `handler`, which needs no context.
+    pub fn receive_message<P, F, R>(handler: F) -> Receive<P>
+    where
+        P: Message,
+        F: Fn(P) -> R + Send + Sync + 'static,
+        R: IntoNext<P>,
+    {
+        Receive::new(move |_, message| handler(message).into_next())
+    }
+
+    /// Deferred construction: `factory` runs when the actor starts, with its
+    /// context, and again on every restart. It returns the behavior or the
+    /// `#[actor]` value to run; returning an `Err` fails the start.
+    ///
+    /// This is the place to spawn children that must come back after a restart,
+    /// and to create state that a restart must reset.
+    pub fn setup<P, F, S>(factory: F) -> Behavior<P>
+    where
+        P: Message,
+        F: Fn(&mut ActorContext<P>) -> S + Send + Sync + 'static,
+        S: SetupOutput<P>,
+    {
+        Behavior::from_kind(Kind::Setup(Arc::new(move |ctx| {
+            factory(ctx).into_started()
+        })))
+    }
+
+    /// Supervise `behavior`: add strategies with
+    /// [`Supervise::on_failure`](crate::Supervise::on_failure).
+    pub fn supervise<P, B>(behavior: B) -> Supervise<P>
+    where
+        P: Message,
+        B: IntoBehavior<P>,
+    {
+        Supervise::new(behavior.into_behavior())
+    }
+}

@@ -1,0 +1,84 @@
+//! Errors a caller can get back from the runtime, each saying what to do about it.
+
+use crate::actor::ActorPath;
+
+/// A name that cannot be used for an actor.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid actor name {name:?}: {reason}")]
+pub struct InvalidName {
+    /// The name that was refused.
+    pub name: String,
+    /// Why it was refused.
+    pub reason: &'static str,
+}
+
+/// Why an actor was not spawned. When `spawn` returns one of these, nothing started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// The name breaks the naming rules.
+    #[error(transparent)]
+    InvalidName(#[from] InvalidName),
+    /// A live sibling already has this name.
+    #[error(
+        "an actor named {name:?} is already running under {parent}: pick another name, \
+         or wait for the running one's `Terminated` before reusing it"
+    )]
+    NameTaken {
+        /// The name asked for.
+        name: String,
+        /// The parent both would live under.
+        parent: ActorPath,
+    },
+    /// The system has terminated, or is terminating.
+    #[error("the actor system {system:?} has terminated: create a new system to spawn actors")]
+    SystemTerminated {
+        /// The name of the system.
+        system: String,
+    },
+    /// The parent is stopping, and takes no new children.
+    #[error("{parent} is stopping and takes no new children")]
+    ParentStopping {
+        /// The parent that is stopping.
+        parent: ActorPath,
+    },
+}
+
+/// Why an actor system could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SystemError {
+    /// The system was built outside a tokio runtime.
+    #[error(
+        "an actor system runs on tokio and none is running here: build it inside \
+         `#[tokio::main]`, `#[tokio::test]` or `Runtime::block_on`"
+    )]
+    NoRuntime,
+    /// The system name is unusable.
+    #[error("invalid system name {name:?}: use one or more ASCII letters, digits, `-` or `_`")]
+    InvalidName {
+        /// The name that was refused.
+        name: String,
+    },
+    /// A setting is out of range.
+    #[error("invalid setting `{setting}`: {reason}")]
+    InvalidSetting {
+        /// The setting.
+        setting: &'static str,
+        /// What is wrong with it and what would be accepted.
+        reason: String,
+    },
+}
+
+/// Returned by `ctx.stop` for an actor that is not a child of the caller.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{target} is not a child of {caller}: an actor can stop only its own children; \
+     send the target a message that makes it stop itself instead"
+)]
+pub struct NotAChild {
+    /// The actor that was to be stopped.
+    pub target: ActorPath,
+    /// The actor that tried.
+    pub caller: ActorPath,
+}

@@ -1,0 +1,117 @@
+//! # tapio: statically typed actors on tokio
+//!
+//! An actor is a task that owns its state and handles one message at a time; the only
+//! way to reach it is an [`ActorRef<P>`] typed by its protocol `P`, so sending a message
+//! the actor does not handle is a compile error rather than a surprise at run time.
+//!
+//! ```
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! pub struct Increment { pub by: u64 }
+//!
+//! #[message]
+//! pub struct GetCount { pub reply_to: ActorRef<u64> }
+//!
+//! #[derive(Default, Clone)]
+//! pub struct Counter { count: u64 }
+//!
+//! #[actor]
+//! impl Counter {
+//!     fn increment(&mut self, message: Increment) {
+//!         self.count += message.by;
+//!     }
+//!     fn get_count(&mut self, message: GetCount) {
+//!         message.reply_to.tell(self.count);
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let system = ActorSystem::new("counter")?;
+//! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+//! let readout = system.spawn(Behaviors::receive_message(move |n: u64| { let _ = tx.send(n); }), "readout")?;
+//! let counter = system.spawn(Counter::default(), "counter")?; // ActorRef<CounterMsg>
+//! counter.tell(Increment { by: 1 });
+//! counter.tell(Increment { by: 2 });
+//! counter.tell(GetCount { reply_to: readout });
+//! assert_eq!(rx.recv().await, Some(3));
+//! system.terminate().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Where things are
+//!
+//! - [`ActorSystem`]: the root of the tree; [`ActorSystem::spawn`],
+//!   [`ActorSystem::terminate`], [`ActorSystem::events`].
+//! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller.
+//! - [`Behaviors`]: `receive`, `receive_message`, `setup`, `same`, `stopped`,
+//!   `unhandled`, `supervise`; [`Actor`] and `#[actor]` for actors with fields.
+//! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop and watch.
+//! - [`supervision`]: resume, restart with backoff, stop, escalate.
+//! - [`events`]: the typed event stream and [`DeadLetter`]s.
+//!
+//! ## The macros
+//!
+//! - `#[message]` makes a struct or enum a [`Message`]; `#[message(reply = T)]` also
+//!   declares it a [`Request`] answered with a `T`.
+//! - `#[actor]` on an `impl` block turns each method into the handler of its message
+//!   type, generates the protocol enum `{Type}Msg` and the dispatch.
+//!
+//! ## Runtime
+//!
+//! A system runs on the tokio runtime it is built in (multi-threaded or
+//! current-thread): one task per actor. Handlers may be `async`; while one awaits,
+//! its actor reads nothing else. Futures of `async` handlers must be `Send`.
+
+#![doc(test(attr(deny(warnings))))]
+
+mod actor;
+mod behavior;
+mod error;
+pub mod events;
+mod failure;
+mod mailbox;
+mod message;
+mod signal;
+pub mod supervision;
+mod system;
+
+pub use crate::actor::context::{ActorContext, Ctx};
+pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
+pub use crate::behavior::{
+    Actor, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
+};
+pub use crate::error::{InvalidName, NotAChild, SpawnError, SystemError};
+pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
+pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
+pub use crate::message::{Accepts, Message, Payload, Protocol, ReplySlot, Request};
+pub use crate::reply::{IntoReply, NoReply, ReplyTo};
+pub use crate::signal::{DeathPact, Signal, Terminated};
+pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
+pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
+
+pub use tapio_macros::{actor, message};
+
+/// The names most programs need: `use tapio::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Accepts, Request};
+    pub use crate::{
+        Actor, ActorContext, ActorRef, ActorSystem, AnyActorRef, Backoff, Behavior, Behaviors, Ctx,
+        Message, Panicked, Signal, SupervisorStrategy, Terminated, actor, message,
+    };
+}
+
+/// Items the macros expand to. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::behavior::{Handled, IntoNext};
+    pub use crate::message::{Accepts, Message, Payload, Protocol, ReplySlot, Request};
+    pub use crate::reply::{Finish, IntoReply, NoReply, ReplyTo, finish};
+    pub use crate::{Actor, ActorContext, Behavior};
+    pub use std::boxed::Box;
+    pub use std::result::Result;
+}
+
+mod reply;

@@ -1,0 +1,188 @@
+//! The two lanes of an actor's mailbox.
+//!
+//! The user lane carries the actor's protocol messages. It is a tokio unbounded
+//! channel created on first use: an actor that never receives a message never
+//! allocates one, which is most of what keeps an idle actor small. Closing the
+//! receiving half makes every later send fail with the message handed back, so a
+//! tell racing a stop becomes a dead letter at the sender instead of a message
+//! stranded in a queue nobody reads.
+//!
+//! The system lane carries signals and lifecycle commands (watch, stop, child events).
+//! It is rare traffic, so it is a locked deque behind an atomic flag: the cell checks
+//! one flag per user message, and only takes the lock when something is there.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use crate::actor::AnyActorRef;
+use crate::failure::Failure;
+
+/// A command or notification on an actor's system lane.
+#[derive(Debug)]
+pub(crate) enum SystemMessage {
+    /// Stop: from the parent, from `terminate()`, or from `ctx.stop(child)`.
+    Stop,
+    /// The sender wants `Terminated` when this actor stops.
+    Watch(AnyActorRef),
+    /// The sender no longer wants `Terminated`.
+    Unwatch(AnyActorRef),
+    /// An actor this one watches has stopped.
+    Terminated(AnyActorRef),
+    /// A child of this actor has finished stopping (and left the child table).
+    ChildTerminated,
+    /// A child stopped with a failure it escalated to this actor.
+    ChildFailed {
+        /// The child that escalated.
+        child: AnyActorRef,
+        /// What it failed with.
+        failure: Failure,
+    },
+}
+
+/// The system lane: a locked deque, with a flag that is read without the lock.
+#[derive(Debug, Default)]
+pub(crate) struct SystemLane {
+    queue: Mutex<SystemQueue>,
+    pending: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+struct SystemQueue {
+    items: VecDeque<SystemMessage>,
+    closed: bool,
+}
+
+impl SystemLane {
+    fn lock(&self) -> MutexGuard<'_, SystemQueue> {
+        // A panic while this lock is held can only come from a bug in the runtime
+        // (the critical sections hold no user code), so a poisoned lock still holds
+        // consistent data and is used as it is.
+        self.queue
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Queue a message, or hand it back if the lane has closed.
+    pub(crate) fn push(&self, message: SystemMessage) -> Result<(), SystemMessage> {
+        let mut queue = self.lock();
+        if queue.closed {
+            return Err(message);
+        }
+        queue.items.push_back(message);
+        self.pending.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Take the next message, if any.
+    #[inline]
+    pub(crate) fn pop(&self) -> Option<SystemMessage> {
+        if !self.pending.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut queue = self.lock();
+        let message = queue.items.pop_front();
+        if queue.items.is_empty() {
+            self.pending.store(false, Ordering::Release);
+        }
+        message
+    }
+
+    /// Close the lane and take what was still queued.
+    pub(crate) fn close(&self) -> VecDeque<SystemMessage> {
+        let mut queue = self.lock();
+        queue.closed = true;
+        self.pending.store(false, Ordering::Release);
+        std::mem::take(&mut queue.items)
+    }
+}
+
+/// The user lane: a channel that exists from the first send on.
+pub(crate) struct UserLane<P> {
+    state: OnceLock<LaneState<P>>,
+}
+
+enum LaneState<P> {
+    Open {
+        sender: UnboundedSender<P>,
+        /// Waits here until the cell picks it up.
+        receiver: Mutex<Option<UnboundedReceiver<P>>>,
+    },
+    /// The actor stopped before anything was ever sent.
+    Closed,
+}
+
+/// What a send did.
+pub(crate) enum Sent<P> {
+    /// Queued on a channel that already existed.
+    Queued,
+    /// Queued on a channel this send created: the cell has to be woken to find it.
+    QueuedFirst,
+    /// The actor has stopped: the message comes back.
+    Refused(P),
+}
+
+impl<P> UserLane<P> {
+    pub(crate) const fn new() -> Self {
+        Self {
+            state: OnceLock::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn send(&self, message: P) -> Sent<P> {
+        match self.state.get() {
+            Some(LaneState::Open { sender, .. }) => match sender.send(message) {
+                Ok(()) => Sent::Queued,
+                Err(refused) => Sent::Refused(refused.0),
+            },
+            Some(LaneState::Closed) => Sent::Refused(message),
+            None => self.send_first(message),
+        }
+    }
+
+    #[cold]
+    fn send_first(&self, message: P) -> Sent<P> {
+        let mut created = false;
+        let state = self.state.get_or_init(|| {
+            created = true;
+            let (sender, receiver) = mpsc::unbounded_channel();
+            LaneState::Open {
+                sender,
+                receiver: Mutex::new(Some(receiver)),
+            }
+        });
+        match state {
+            LaneState::Open { sender, .. } => match sender.send(message) {
+                Ok(()) if created => Sent::QueuedFirst,
+                Ok(()) => Sent::Queued,
+                Err(refused) => Sent::Refused(refused.0),
+            },
+            LaneState::Closed => Sent::Refused(message),
+        }
+    }
+
+    /// The receiving half, the first time the cell asks after a send created it.
+    pub(crate) fn take_receiver(&self) -> Option<UnboundedReceiver<P>> {
+        match self.state.get() {
+            Some(LaneState::Open { receiver, .. }) => receiver
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .take(),
+            _ => None,
+        }
+    }
+
+    /// Close the lane for good. Returns a receiver still waiting to be picked up, so
+    /// its messages can be drained too.
+    pub(crate) fn close(&self) -> Option<UnboundedReceiver<P>> {
+        if self.state.set(LaneState::Closed).is_ok() {
+            return None;
+        }
+        let mut receiver = self.take_receiver()?;
+        receiver.close();
+        Some(receiver)
+    }
+}

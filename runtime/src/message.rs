@@ -1,0 +1,234 @@
+//! What can be sent to an actor, and what an actor accepts.
+//!
+//! Three traits carry the whole static protocol check:
+//!
+//! - [`Message`]: a value that can travel to an actor. `#[message]` implements it.
+//! - [`Accepts<M>`]: "a mailbox of this protocol can take an `M`". Every message
+//!   accepts itself; the protocol enum that `#[actor]` generates accepts each message
+//!   it has a handler for. [`ActorRef::tell`](crate::ActorRef::tell) asks for this
+//!   bound, so sending something the recipient does not handle fails to compile.
+//! - [`Request`]: a message that is answered, with its reply type.
+//!
+//! # Examples
+//!
+//! ```
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! pub struct Ping;
+//!
+//! #[message(reply = u64)]
+//! pub struct HowMany;
+//!
+//! fn assert_message<M: Message>() {}
+//! assert_message::<Ping>();
+//! assert_message::<u64>();
+//! // Every message is a protocol that accepts exactly itself.
+//! fn assert_accepts<P: Accepts<M>, M>() {}
+//! assert_accepts::<Ping, Ping>();
+//! ```
+
+use std::any::Any;
+use std::fmt;
+
+/// A value that can be sent to an actor.
+///
+/// Implement it with `#[message]`; the runtime implements it for the primitive types
+/// and `String`, so a protocol can be as small as `ActorRef<u64>`.
+///
+/// `into_payload` is what a message becomes when it cannot be delivered: a protocol
+/// enum hands over the message inside its variant, so a dead letter names `Shelf`
+/// rather than the enum that carried it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a message",
+    label = "this type cannot be sent to an actor",
+    note = "put `#[tapio::message]` on the declaration of `{Self}`"
+)]
+pub trait Message: Send + 'static {
+    /// Where an answer to this message goes: [`NoReply`](crate::NoReply) for a plain
+    /// message, [`ReplyTo<T>`](crate::ReplyTo) for a request answered with `T`.
+    /// `#[message]` sets it; the protocol enum carries one next to each message.
+    type ReplySlot: ReplySlot;
+
+    /// Turn the message into a type-erased payload, for a dead letter.
+    fn into_payload(self) -> Payload
+    where
+        Self: Sized,
+    {
+        Payload::new(self)
+    }
+}
+
+/// The protocol of a context, an actor type or a message: what its mailbox holds.
+///
+/// It exists so that a handler can write `&mut Ctx<Self>` inside an `#[actor]`
+/// block, without naming the generated protocol enum.
+pub trait Protocol {
+    /// The message type the mailbox holds.
+    type Msg: Message;
+}
+
+impl<M: Message> Protocol for M {
+    type Msg = M;
+}
+
+/// A mailbox of protocol `Self` accepts a message of type `M`.
+///
+/// Every message accepts itself. `#[actor]` implements `Accepts<M>` on the generated
+/// protocol enum once for every message type the actor has a handler for.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not accept `{M}`",
+    label = "`{M}` is not part of the protocol `{Self}`",
+    note = "an actor's protocol is the set of messages it has handlers for: add a handler that takes `{M}` to that actor, or send one of the messages `{Self}` accepts"
+)]
+pub trait Accepts<M: Message>: Message + Sized {
+    /// Wrap the message into this protocol, with where its answer goes.
+    fn wrap_with(message: M, reply: M::ReplySlot) -> Self;
+
+    /// Wrap the message into this protocol, with nobody awaiting an answer.
+    #[inline(always)]
+    fn wrap(message: M) -> Self {
+        Self::wrap_with(message, M::ReplySlot::default())
+    }
+}
+
+impl<M: Message> Accepts<M> for M {
+    #[inline(always)]
+    fn wrap_with(message: M, _reply: M::ReplySlot) -> Self {
+        message
+    }
+}
+
+/// Where an answer goes: implemented by [`NoReply`](crate::NoReply) and
+/// [`ReplyTo<T>`](crate::ReplyTo) only.
+pub trait ReplySlot: Default + Send + 'static {}
+
+/// A message that is answered with exactly one `Reply`.
+///
+/// Declare it with `#[message(reply = T)]`. A handler for a request returns the
+/// reply (or a `Result` of it); any other return type fails to compile.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a request, so nothing declares its reply type",
+    note = "declare the reply type on the message: `#[message(reply = YourReply)]`"
+)]
+pub trait Request: Message {
+    /// The type of the answer.
+    type Reply: Message;
+}
+
+macro_rules! primitive_messages {
+    ($($ty:ty),* $(,)?) => {
+        $( impl Message for $ty { type ReplySlot = crate::NoReply; } )*
+    };
+}
+
+primitive_messages!(
+    (),
+    bool,
+    char,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    String,
+    &'static str,
+);
+
+/// A message that could not be delivered, with its type erased.
+///
+/// Downcast it with [`Payload::downcast_ref`] or [`Payload::downcast`] to look
+/// inside; [`Payload::type_name`] names the type either way.
+pub struct Payload {
+    value: Box<dyn Any + Send>,
+    type_name: &'static str,
+}
+
+impl Payload {
+    /// Erase the type of `value`.
+    pub fn new<M: Send + 'static>(value: M) -> Self {
+        Self {
+            value: Box::new(value),
+            type_name: std::any::type_name::<M>(),
+        }
+    }
+
+    /// The full type name of the message, for example `my_app::Shelf`.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    /// The last segment of the type name, for example `Shelf`.
+    pub fn short_type_name(&self) -> &'static str {
+        short_name(self.type_name)
+    }
+
+    /// Whether the message is an `M`.
+    pub fn is<M: 'static>(&self) -> bool {
+        self.value.is::<M>()
+    }
+
+    /// Borrow the message as an `M`, if it is one.
+    pub fn downcast_ref<M: 'static>(&self) -> Option<&M> {
+        self.value.downcast_ref()
+    }
+
+    /// Take the message out as an `M`; gives the payload back if it is something else.
+    pub fn downcast<M: 'static>(self) -> Result<M, Self> {
+        let type_name = self.type_name;
+        match self.value.downcast::<M>() {
+            Ok(value) => Ok(*value),
+            Err(value) => Err(Self { value, type_name }),
+        }
+    }
+}
+
+impl fmt::Debug for Payload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Payload")
+            .field("type", &self.type_name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `a::b::Shelf<c::D>` becomes `Shelf<c::D>`: the last path segment before generics.
+pub(crate) fn short_name(type_name: &'static str) -> &'static str {
+    let generics = type_name.find('<').unwrap_or(type_name.len());
+    match type_name[..generics].rfind("::") {
+        Some(at) => &type_name[at + 2..],
+        None => type_name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_drop_the_module_path() {
+        assert_eq!(short_name("a::b::Shelf"), "Shelf");
+        assert_eq!(short_name("Shelf"), "Shelf");
+        assert_eq!(short_name("a::Wrap<b::C>"), "Wrap<b::C>");
+    }
+
+    #[test]
+    fn a_payload_downcasts_to_its_own_type_only() {
+        let payload = Payload::new(7_u64);
+        assert!(payload.is::<u64>());
+        assert_eq!(payload.downcast_ref::<u64>(), Some(&7));
+        let payload = payload
+            .downcast::<String>()
+            .err()
+            .map(|p| p.short_type_name());
+        assert_eq!(payload, Some("u64"));
+    }
+}

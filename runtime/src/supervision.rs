@@ -1,0 +1,486 @@
+//! Supervision: what happens when an actor fails.
+//!
+//! A failure is a handler's returned error or a handler's panic. It never reaches the
+//! sender of the message; it is decided on, in the failing actor, by the strategies
+//! its behavior declares. Without any, the decision is to stop.
+//!
+//! ```
+//! use std::time::Duration;
+//! use tapio::prelude::*;
+//!
+//! # fn build() -> Result<(), tapio::InvalidStrategy> {
+//! let strategy = SupervisorStrategy::restart()
+//!     .with_limit(5, Duration::from_secs(1))?
+//!     .with_backoff(Backoff::new(
+//!         Duration::from_millis(20),
+//!         Duration::from_millis(80),
+//!         0.2,
+//!     )?);
+//! let flaky: Behavior<u64> = Behaviors::supervise(Behaviors::receive_message(|n: u64| {
+//!         if n == 0 {
+//!             Err(std::io::Error::other("zero"))
+//!         } else {
+//!             Ok(Behaviors::same())
+//!         }
+//!     }))
+//!     .on_failure::<std::io::Error>(strategy)
+//!     .on_failure::<Panicked>(SupervisorStrategy::resume())
+//!     .into();
+//! # let _ = flaky;
+//! # Ok(())
+//! # }
+//! # build().unwrap();
+//! ```
+//!
+//! The four decisions:
+//!
+//! - [`SupervisorStrategy::resume`]: keep the state, drop the message that failed.
+//! - [`SupervisorStrategy::restart`]: build the actor again from the supervised
+//!   behavior. The mailbox (both lanes), the ref, the path and the uid stay; watchers
+//!   hear nothing. `PreRestart` reaches the failing incarnation first; children are
+//!   stopped and `setup` runs again, so children spawned in setup come back and
+//!   children spawned in a handler do not. Watches the old incarnation held are
+//!   dropped; setup watches again what it needs. With a [`Backoff`] the actor is
+//!   absent, not dead, between incarnations: tells succeed and queue.
+//! - [`SupervisorStrategy::stop`]: stop the actor, as if no strategy matched.
+//! - [`SupervisorStrategy::escalate`]: stop the actor and hand the failure to its
+//!   parent, which takes its own decision as if it had failed with the same error.
+//!   A failure escalated to a guardian terminates the system, and
+//!   [`ActorSystem::when_terminated`](crate::ActorSystem::when_terminated) returns it
+//!   with every path it climbed.
+
+use std::collections::VecDeque;
+use std::error::Error;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::behavior::{Behavior, IntoBehavior, IntoNext, Kind, SetupOutput, Started, StartedKind};
+use crate::failure::Failure;
+use crate::message::Message;
+
+/// A supervised behavior, built by [`Behaviors::supervise`](crate::Behaviors::supervise).
+///
+/// Each [`on_failure`](Supervise::on_failure) adds a clause for one error type. The
+/// first clause whose type matches the failure decides; a failure no clause matches
+/// stops the actor.
+pub struct Supervise<P: Message> {
+    pub(crate) inner: Behavior<P>,
+    clauses: Vec<Clause>,
+}
+
+#[derive(Clone)]
+struct Clause {
+    matches: fn(&Failure) -> bool,
+    error_type: &'static str,
+    strategy: SupervisorStrategy,
+}
+
+impl<P: Message> Supervise<P> {
+    pub(crate) fn new(inner: Behavior<P>) -> Self {
+        Self {
+            inner,
+            clauses: Vec::new(),
+        }
+    }
+
+    /// Decide failures whose error is an `E` with `strategy`.
+    ///
+    /// A panic is a failure whose error is [`Panicked`](crate::Panicked).
+    pub fn on_failure<E: Error + 'static>(
+        mut self,
+        strategy: impl Into<SupervisorStrategy>,
+    ) -> Self {
+        self.clauses.push(Clause {
+            matches: |failure| failure.is::<E>(),
+            error_type: std::any::type_name::<E>(),
+            strategy: strategy.into(),
+        });
+        self
+    }
+
+    /// Decide every failure that no earlier clause matched with `strategy`.
+    pub fn on_any_failure(mut self, strategy: impl Into<SupervisorStrategy>) -> Self {
+        self.clauses.push(Clause {
+            matches: |_| true,
+            error_type: "any error",
+            strategy: strategy.into(),
+        });
+        self
+    }
+
+    /// The strategy for `failure`, if a clause matches it.
+    pub(crate) fn strategy_for(&self, failure: &Failure) -> Option<&SupervisorStrategy> {
+        self.clauses
+            .iter()
+            .find(|clause| (clause.matches)(failure))
+            .map(|clause| &clause.strategy)
+    }
+}
+
+impl<P: Message> Clone for Supervise<P> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            clauses: self.clauses.clone(),
+        }
+    }
+}
+
+impl<P: Message> fmt::Debug for Supervise<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_map();
+        for clause in &self.clauses {
+            list.entry(&clause.error_type, &clause.strategy);
+        }
+        list.finish()
+    }
+}
+
+impl<P: Message> From<Supervise<P>> for Behavior<P> {
+    fn from(supervise: Supervise<P>) -> Self {
+        Behavior::from_kind(Kind::Supervise(Arc::new(supervise)))
+    }
+}
+
+impl<P: Message> IntoBehavior<P> for Supervise<P> {
+    fn into_behavior(self) -> Behavior<P> {
+        self.into()
+    }
+}
+
+impl<P: Message> SetupOutput<P> for Supervise<P> {
+    fn into_started(self) -> Result<Started<P>, Failure> {
+        Ok(Started(StartedKind::Behavior(self.into())))
+    }
+}
+
+impl<P: Message> IntoNext<P> for Supervise<P> {
+    fn into_next(self) -> Result<Behavior<P>, Failure> {
+        Ok(self.into())
+    }
+}
+
+/// What to do about a failure. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SupervisorStrategy {
+    /// Keep the state, drop the failing message, go on.
+    Resume,
+    /// Build the actor again, within a limit and optionally after a backoff.
+    Restart(Restart),
+    /// Stop the actor.
+    Stop,
+    /// Stop the actor and make the failure its parent's.
+    Escalate,
+}
+
+impl SupervisorStrategy {
+    /// Keep the state and drop the failing message.
+    pub fn resume() -> Self {
+        Self::Resume
+    }
+
+    /// Restart, by default at most [`Restart::DEFAULT_MAX_RESTARTS`] times within
+    /// [`Restart::DEFAULT_WINDOW`] and without backoff. Refine it with
+    /// [`Restart::with_limit`] and [`Restart::with_backoff`].
+    pub fn restart() -> Restart {
+        Restart::default()
+    }
+
+    /// Stop the actor.
+    pub fn stop() -> Self {
+        Self::Stop
+    }
+
+    /// Stop the actor and hand the failure to its parent.
+    pub fn escalate() -> Self {
+        Self::Escalate
+    }
+}
+
+impl From<Restart> for SupervisorStrategy {
+    fn from(restart: Restart) -> Self {
+        Self::Restart(restart)
+    }
+}
+
+/// A restart strategy: how many restarts within what window, and how long to wait
+/// before each.
+///
+/// When a failure would be restart number `max_restarts + 1` within `window`, the
+/// actor is stopped instead: a fault that keeps coming back is not transient.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restart {
+    max_restarts: u32,
+    window: Duration,
+    backoff: Option<Backoff>,
+}
+
+impl Restart {
+    /// Restarts allowed within the window when no limit is given.
+    pub const DEFAULT_MAX_RESTARTS: u32 = 10;
+    /// The window restarts are counted in when no limit is given.
+    pub const DEFAULT_WINDOW: Duration = Duration::from_secs(60);
+
+    /// Allow at most `max_restarts` restarts within any `window`.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidStrategy`] when `max_restarts` is zero (that strategy is
+    /// [`SupervisorStrategy::stop`]) or `window` is zero.
+    pub fn with_limit(
+        mut self,
+        max_restarts: u32,
+        window: Duration,
+    ) -> Result<Self, InvalidStrategy> {
+        if max_restarts == 0 {
+            return Err(InvalidStrategy(
+                "max_restarts is 0, which never restarts: use SupervisorStrategy::stop() for that, or allow at least one restart".into(),
+            ));
+        }
+        if window.is_zero() {
+            return Err(InvalidStrategy(
+                "the restart window is zero, so no limit could ever apply: give a window such as Duration::from_secs(1)".into(),
+            ));
+        }
+        self.max_restarts = max_restarts;
+        self.window = window;
+        Ok(self)
+    }
+
+    /// Wait before each restart, longer each time.
+    pub fn with_backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = Some(backoff);
+        self
+    }
+
+    /// Restarts allowed within the window.
+    pub fn max_restarts(&self) -> u32 {
+        self.max_restarts
+    }
+
+    /// The window restarts are counted in.
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+
+    /// The backoff, if any.
+    pub fn backoff(&self) -> Option<&Backoff> {
+        self.backoff.as_ref()
+    }
+}
+
+impl Default for Restart {
+    fn default() -> Self {
+        Self {
+            max_restarts: Self::DEFAULT_MAX_RESTARTS,
+            window: Self::DEFAULT_WINDOW,
+            backoff: None,
+        }
+    }
+}
+
+/// Exponential backoff between restarts: the `n`th restart in a window waits
+/// `min * 2^n`, at most `max`, stretched by up to `random_factor` of itself (and
+/// still at most `max`).
+///
+/// Keep some jitter in production: without it, every actor that saw the same
+/// dependency fail retries at the same moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Backoff {
+    min: Duration,
+    max: Duration,
+    random_factor: f64,
+}
+
+impl Backoff {
+    /// A backoff from `min` up to `max`, with up to `random_factor` (0.0 to 1.0) of
+    /// extra random delay.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidStrategy`] when `min` is zero, `min > max`, or `random_factor` is not
+    /// a number from 0.0 to 1.0.
+    pub fn new(min: Duration, max: Duration, random_factor: f64) -> Result<Self, InvalidStrategy> {
+        if min.is_zero() {
+            return Err(InvalidStrategy(
+                "min_backoff is zero, which is no backoff at all: give it a duration, or leave the backoff out".into(),
+            ));
+        }
+        if min > max {
+            return Err(InvalidStrategy(format!(
+                "min_backoff ({min:?}) is greater than max_backoff ({max:?}): swap them"
+            )));
+        }
+        if !(0.0..=1.0).contains(&random_factor) {
+            return Err(InvalidStrategy(format!(
+                "random_factor is {random_factor}: it must be a number from 0.0 (no jitter) to 1.0 (up to double the delay)"
+            )));
+        }
+        Ok(Self {
+            min,
+            max,
+            random_factor,
+        })
+    }
+
+    /// The delay before restart number `attempt` (0 for the first in a window), with
+    /// `random` drawn from `0.0..1.0`.
+    pub fn delay(&self, attempt: u32, random: f64) -> Duration {
+        let doubled = self
+            .min
+            .checked_mul(1_u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX))
+            .unwrap_or(self.max)
+            .min(self.max);
+        let stretched = doubled.mul_f64(1.0 + self.random_factor * random.clamp(0.0, 1.0));
+        stretched.min(self.max)
+    }
+
+    /// The shortest delay.
+    pub fn min(&self) -> Duration {
+        self.min
+    }
+
+    /// The longest delay.
+    pub fn max(&self) -> Duration {
+        self.max
+    }
+
+    /// The share of extra random delay.
+    pub fn random_factor(&self) -> f64 {
+        self.random_factor
+    }
+}
+
+/// A supervision setting that cannot work, refused when it is built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid supervisor strategy: {0}")]
+pub struct InvalidStrategy(String);
+
+/// One `supervise` wrapper met while starting the actor, with its restart history.
+pub(crate) struct Level<P: Message> {
+    pub(crate) spec: Arc<Supervise<P>>,
+    restarts: VecDeque<Instant>,
+}
+
+/// What the cell does about a failure.
+#[derive(Debug)]
+pub(crate) enum Decision {
+    Resume,
+    /// Restart from the behavior supervised at this level, after this delay.
+    Restart {
+        level: usize,
+        delay: Option<Duration>,
+    },
+    Stop {
+        exhausted: bool,
+    },
+    Escalate,
+}
+
+impl<P: Message> Level<P> {
+    pub(crate) fn new(spec: Arc<Supervise<P>>) -> Self {
+        Self {
+            spec,
+            restarts: VecDeque::new(),
+        }
+    }
+}
+
+/// Decide on `failure` with the supervision levels of an actor, innermost first.
+pub(crate) fn decide<P: Message>(levels: &mut [Level<P>], failure: &Failure) -> Decision {
+    for (index, level) in levels.iter_mut().enumerate().rev() {
+        let Some(strategy) = level.spec.strategy_for(failure) else {
+            continue;
+        };
+        return match strategy {
+            SupervisorStrategy::Resume => Decision::Resume,
+            SupervisorStrategy::Stop => Decision::Stop { exhausted: false },
+            SupervisorStrategy::Escalate => Decision::Escalate,
+            SupervisorStrategy::Restart(restart) => {
+                let now = Instant::now();
+                while level
+                    .restarts
+                    .front()
+                    .is_some_and(|at| now.duration_since(*at) >= restart.window)
+                {
+                    level.restarts.pop_front();
+                }
+                let used = u32::try_from(level.restarts.len()).unwrap_or(u32::MAX);
+                if used >= restart.max_restarts {
+                    return Decision::Stop { exhausted: true };
+                }
+                level.restarts.push_back(now);
+                Decision::Restart {
+                    level: index,
+                    delay: restart.backoff.as_ref().map(|b| b.delay(used, jitter())),
+                }
+            }
+        };
+    }
+    Decision::Stop { exhausted: false }
+}
+
+/// A number in `0.0..1.0`, different on every call; good enough to spread retries.
+fn jitter() -> f64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(Instant::now().elapsed().as_nanos() as u64);
+    (hasher.finish() >> 11) as f64 / (1_u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn backoff_doubles_from_min_and_stops_at_max() {
+        let backoff = Backoff::new(ms(20), ms(80), 0.0).unwrap();
+        let delays: Vec<_> = (0..5).map(|n| backoff.delay(n, 0.5)).collect();
+        assert_eq!(delays, [ms(20), ms(40), ms(80), ms(80), ms(80)]);
+        assert_eq!(backoff.delay(u32::MAX, 0.0), ms(80));
+    }
+
+    #[test]
+    fn jitter_stretches_a_delay_but_never_past_max() {
+        let backoff = Backoff::new(ms(100), ms(150), 1.0).unwrap();
+        assert_eq!(backoff.delay(0, 0.25), ms(125));
+        assert_eq!(backoff.delay(0, 0.99), ms(150));
+        assert_eq!(backoff.delay(3, 0.99), ms(150));
+    }
+
+    #[test]
+    fn settings_that_cannot_work_are_refused_when_built() {
+        assert!(Backoff::new(ms(0), ms(10), 0.1).is_err());
+        assert!(Backoff::new(ms(20), ms(10), 0.1).is_err());
+        assert!(Backoff::new(ms(10), ms(20), -0.1).is_err());
+        assert!(Backoff::new(ms(10), ms(20), 1.5).is_err());
+        assert!(Backoff::new(ms(10), ms(20), f64::NAN).is_err());
+        assert!(SupervisorStrategy::restart().with_limit(0, ms(10)).is_err());
+        assert!(SupervisorStrategy::restart().with_limit(3, ms(0)).is_err());
+        let message = Backoff::new(ms(20), ms(10), 0.0)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            message.as_deref(),
+            Some(
+                "invalid supervisor strategy: min_backoff (20ms) is greater than max_backoff (10ms): swap them"
+            )
+        );
+    }
+
+    #[test]
+    fn jitter_stays_in_range() {
+        for _ in 0..1000 {
+            let j = jitter();
+            assert!((0.0..1.0).contains(&j), "{j}");
+        }
+    }
+}

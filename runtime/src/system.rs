@@ -1,0 +1,515 @@
+//! The actor system: guardians, spawning, the event stream and shutdown.
+//!
+//! A system runs on the tokio runtime it is built in: every actor is a task spawned
+//! on that runtime, whether it is multi-threaded or current-thread. On a
+//! current-thread runtime all actors share the thread that drives the runtime and
+//! make progress only while it is driven (inside `block_on`, or while a
+//! `#[tokio::main]` body awaits).
+
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
+
+use crate::actor::spawn::{self, ChildName};
+use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, Parent};
+use crate::behavior::{Behaviors, IntoBehavior};
+use crate::error::{SpawnError, SystemError};
+use crate::events::{DeadLetter, DeadLetterReason, EventStream};
+use crate::failure::Failure;
+use crate::mailbox::SystemMessage;
+use crate::message::{Message, Payload};
+
+/// The settings of an actor system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    name: String,
+    shutdown_timeout: Duration,
+}
+
+impl Settings {
+    /// How long `terminate()` lets the whole tree take before it cancels what is left.
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// The system's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The deadline the whole tree races when the system terminates.
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.shutdown_timeout
+    }
+}
+
+/// Builds an [`ActorSystem`] with settings other than the defaults.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), tapio::SystemError> {
+/// use std::time::Duration;
+/// let system = tapio::ActorSystem::builder("orders")
+///     .shutdown_timeout(Duration::from_secs(2))
+///     .build()?;
+/// assert_eq!(system.settings().shutdown_timeout(), Duration::from_secs(2));
+/// # system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ActorSystemBuilder {
+    settings: Settings,
+}
+
+impl ActorSystemBuilder {
+    /// The deadline for the whole tree when the system terminates (default 5 s).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Build the system, on the tokio runtime this is called in.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::NoRuntime`] outside a tokio runtime,
+    /// [`SystemError::InvalidName`] for a name that is not letters, digits, `-` or
+    /// `_`, and [`SystemError::InvalidSetting`] for a zero shutdown timeout.
+    pub fn build(self) -> Result<ActorSystem, SystemError> {
+        let settings = self.settings;
+        let name_ok = !settings.name.is_empty()
+            && settings
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !name_ok {
+            return Err(SystemError::InvalidName {
+                name: settings.name,
+            });
+        }
+        if settings.shutdown_timeout.is_zero() {
+            return Err(SystemError::InvalidSetting {
+                setting: "shutdown_timeout",
+                reason: "it is zero, so no actor would get to stop: give it a duration".into(),
+            });
+        }
+        let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
+        Ok(ActorSystem::start(settings, runtime))
+    }
+}
+
+/// An actor system: the root of a tree of actors, with a `/user` guardian above
+/// everything spawned with [`ActorSystem::spawn`] and a `/system` guardian above the
+/// runtime's own actors.
+///
+/// Cloning gives another handle to the same system.
+///
+/// # Examples
+///
+/// ```
+/// use tapio::prelude::*;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let system = ActorSystem::new("hello")?;
+/// let (done, finished) = tokio::sync::oneshot::channel();
+/// let done = std::sync::Mutex::new(Some(done));
+/// let greeter = system.spawn(
+///     Behaviors::receive_message(move |whom: String| {
+///         if let Some(done) = done.lock().unwrap().take() {
+///             let _ = done.send(format!("hello, {whom}!"));
+///         }
+///     }),
+///     "greeter",
+/// )?;
+/// greeter.tell(String::from("world"));
+/// assert_eq!(finished.await?, "hello, world!");
+/// system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ActorSystem {
+    shared: Arc<SystemShared>,
+}
+
+pub(crate) struct SystemShared {
+    settings: Settings,
+    address: Address,
+    runtime: Handle,
+    events: EventStream,
+    next_uid: AtomicU64,
+    next_anonymous: AtomicU64,
+    live_cells: AtomicUsize,
+    terminating: AtomicBool,
+    guardians: Mutex<Option<Guardians>>,
+    /// Bit 0: the user guardian has stopped; bit 1: the system guardian has.
+    guardians_stopped: watch::Sender<u8>,
+    outcome: watch::Sender<Option<Result<(), Failure>>>,
+}
+
+#[derive(Clone)]
+struct Guardians {
+    user: AnyActorRef,
+    user_task: AbortHandle,
+    system: AnyActorRef,
+    system_task: AbortHandle,
+}
+
+/// The protocol of the guardians: they take no messages.
+#[derive(Debug)]
+pub(crate) enum GuardianMsg {}
+
+impl Message for GuardianMsg {
+    type ReplySlot = crate::NoReply;
+}
+
+const USER_STOPPED: u8 = 1;
+const SYSTEM_STOPPED: u8 = 2;
+
+impl ActorSystem {
+    /// A system named `name` with default settings, on the current tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// As [`ActorSystemBuilder::build`].
+    pub fn new(name: &str) -> Result<Self, SystemError> {
+        Self::builder(name).build()
+    }
+
+    /// A builder for a system named `name`.
+    pub fn builder(name: &str) -> ActorSystemBuilder {
+        ActorSystemBuilder {
+            settings: Settings {
+                name: name.to_owned(),
+                shutdown_timeout: Settings::DEFAULT_SHUTDOWN_TIMEOUT,
+            },
+        }
+    }
+
+    fn start(settings: Settings, runtime: Handle) -> Self {
+        let address = Address::local(&settings.name);
+        let shared = Arc::new(SystemShared {
+            address: address.clone(),
+            settings,
+            runtime,
+            events: EventStream::default(),
+            next_uid: AtomicU64::new(random_seed() >> 16),
+            next_anonymous: AtomicU64::new(0),
+            live_cells: AtomicUsize::new(0),
+            terminating: AtomicBool::new(false),
+            guardians: Mutex::new(None),
+            guardians_stopped: watch::Sender::new(0),
+            outcome: watch::Sender::new(None),
+        });
+        let root = ActorPath::root(address);
+        let guardian = |name: &str| {
+            let core = CellCore::new(
+                root.child(name),
+                shared.next_uid(),
+                shared.clone(),
+                Parent::System,
+            );
+            let (cell, task) = spawn::start_cell(core, Behaviors::ignore::<GuardianMsg>());
+            (AnyActorRef::from_cell(cell as Arc<dyn AnyCell>), task)
+        };
+        let (user, user_task) = guardian("user");
+        let (system, system_task) = guardian("system");
+        *shared.guardians() = Some(Guardians {
+            user,
+            user_task,
+            system,
+            system_task,
+        });
+        Self { shared }
+    }
+
+    pub(crate) fn from_shared(shared: Arc<SystemShared>) -> Self {
+        Self { shared }
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<SystemShared> {
+        &self.shared
+    }
+
+    /// The system's name.
+    pub fn name(&self) -> &str {
+        self.shared.name()
+    }
+
+    /// The system's address, which every ref's URI starts with.
+    pub fn address(&self) -> &Address {
+        &self.shared.address
+    }
+
+    /// The settings the system was built with.
+    pub fn settings(&self) -> &Settings {
+        &self.shared.settings
+    }
+
+    /// The event stream, where dead letters and system events are published.
+    pub fn events(&self) -> &EventStream {
+        &self.shared.events
+    }
+
+    /// Spawn a top-level actor named `name` under `/user`.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::InvalidName`] and [`SpawnError::NameTaken`] for the name,
+    /// [`SpawnError::SystemTerminated`] once the system is terminating. Nothing is
+    /// spawned when an error is returned.
+    pub fn spawn<P, B>(&self, behavior: B, name: &str) -> Result<ActorRef<P>, SpawnError>
+    where
+        P: Message,
+        B: IntoBehavior<P>,
+    {
+        let guardian = self
+            .shared
+            .guardian(|g| g.user.clone())
+            .ok_or_else(|| self.terminated())?;
+        spawn::spawn_child(&guardian, behavior.into_behavior(), ChildName::Given(name))
+    }
+
+    /// Spawn a top-level actor under `/user` with a name picked for it.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::SystemTerminated`] once the system is terminating.
+    pub fn spawn_anonymous<P, B>(&self, behavior: B) -> Result<ActorRef<P>, SpawnError>
+    where
+        P: Message,
+        B: IntoBehavior<P>,
+    {
+        let guardian = self
+            .shared
+            .guardian(|g| g.user.clone())
+            .ok_or_else(|| self.terminated())?;
+        spawn::spawn_child(&guardian, behavior.into_behavior(), ChildName::Anonymous)
+    }
+
+    /// Spawn one of the runtime's own actors under `/system`.
+    pub(crate) fn spawn_system_actor<P, B>(
+        &self,
+        behavior: B,
+        name: Option<&str>,
+    ) -> Result<ActorRef<P>, SpawnError>
+    where
+        P: Message,
+        B: IntoBehavior<P>,
+    {
+        let guardian = self
+            .shared
+            .guardian(|g| g.system.clone())
+            .ok_or_else(|| self.terminated())?;
+        let name = match name {
+            Some(name) => ChildName::Given(name),
+            None => ChildName::Anonymous,
+        };
+        spawn::spawn_child(&guardian, behavior.into_behavior(), name)
+    }
+
+    fn terminated(&self) -> SpawnError {
+        SpawnError::SystemTerminated {
+            system: self.name().to_owned(),
+        }
+    }
+
+    /// Stop every actor, bottom-up, and wait until that is done.
+    ///
+    /// `/user` stops first, then `/system`. Every actor sees `PostStop` after all of
+    /// its children have seen theirs. The whole tree races one deadline,
+    /// [`Settings::shutdown_timeout`]; a handler still running when it passes is
+    /// cancelled and may never see `PostStop`. Calling it again, or after an
+    /// escalation terminated the system, waits for the same end.
+    ///
+    /// # Cancel safety
+    ///
+    /// Termination runs in a task of its own: dropping this future stops only the
+    /// waiting, not the shutdown.
+    pub async fn terminate(&self) {
+        self.shared.begin_termination(None);
+        let _ = self.when_terminated().await;
+    }
+
+    /// Wait until the system has terminated.
+    ///
+    /// # Errors
+    ///
+    /// The failure that terminated it, when an escalation reached a guardian: the
+    /// original error, with [`Failure::climbed`] listing each actor it passed.
+    pub async fn when_terminated(&self) -> Result<(), Failure> {
+        let mut outcome = self.shared.outcome.subscribe();
+        match outcome.wait_for(Option::is_some).await {
+            Ok(outcome) => outcome.clone().unwrap_or(Ok(())),
+            // The sender lives as long as `self.shared`, which `self` keeps alive.
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Whether termination has begun.
+    pub fn is_terminating(&self) -> bool {
+        self.shared.terminating.load(Ordering::Acquire)
+    }
+
+    /// How many actor tasks are running, guardians included: zero once the system
+    /// has terminated, unless a task was cancelled mid-handler and has not yet been
+    /// dropped by the runtime.
+    pub fn live_actors(&self) -> usize {
+        self.shared.live_cells.load(Ordering::Acquire)
+    }
+}
+
+impl fmt::Debug for ActorSystem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ActorSystem")
+            .field("name", &self.name())
+            .field("live_actors", &self.live_actors())
+            .field("terminating", &self.is_terminating())
+            .finish()
+    }
+}
+
+impl SystemShared {
+    pub(crate) fn name(&self) -> &str {
+        &self.settings.name
+    }
+
+    pub(crate) fn runtime(&self) -> &Handle {
+        &self.runtime
+    }
+
+    pub(crate) fn next_uid(&self) -> u64 {
+        self.next_uid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn next_anonymous(&self) -> u64 {
+        self.next_anonymous.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn cell_started(&self) {
+        self.live_cells.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn cell_dropped(&self) {
+        self.live_cells.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.terminating.load(Ordering::Acquire)
+    }
+
+    fn guardians(&self) -> MutexGuard<'_, Option<Guardians>> {
+        // Only plain assignments happen under this lock.
+        self.guardians
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    fn guardian(&self, pick: impl FnOnce(&Guardians) -> AnyActorRef) -> Option<AnyActorRef> {
+        self.guardians().as_ref().map(pick)
+    }
+
+    /// Publish a dead letter.
+    pub(crate) fn dead_letter(
+        &self,
+        message: Payload,
+        recipient: &ActorPath,
+        reason: DeadLetterReason,
+    ) {
+        let letter = DeadLetter::new(message, recipient.clone(), reason);
+        tracing::debug!(%letter, "dead letter");
+        self.events.publish(letter);
+    }
+
+    /// Publish a dead letter for a message whose value is gone.
+    pub(crate) fn dead_letter_of_type(
+        &self,
+        message_type: &'static str,
+        recipient: &ActorPath,
+        reason: DeadLetterReason,
+    ) {
+        let letter = DeadLetter::without_value(message_type, recipient.clone(), reason);
+        tracing::debug!(%letter, "dead letter");
+        self.events.publish(letter);
+    }
+
+    /// A guardian has finished stopping.
+    pub(crate) fn guardian_stopped(&self, guardian: &ActorPath) {
+        let bit = if guardian.name() == "user" {
+            USER_STOPPED
+        } else {
+            SYSTEM_STOPPED
+        };
+        self.guardians_stopped
+            .send_modify(|stopped| *stopped |= bit);
+    }
+
+    /// A failure was escalated to a guardian: nobody took responsibility for it.
+    pub(crate) fn escalated_to_guardian(self: &Arc<Self>, failure: Failure) {
+        tracing::error!(error = %failure, climbed = ?failure.climbed(), "an escalation reached a guardian; terminating the system");
+        self.begin_termination(Some(failure));
+    }
+
+    /// Start terminating, once; a second call changes nothing.
+    pub(crate) fn begin_termination(self: &Arc<Self>, failure: Option<Failure>) {
+        if self.terminating.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let shared = self.clone();
+        self.runtime.spawn(async move {
+            let outcome = match failure {
+                Some(failure) => Err(failure),
+                None => Ok(()),
+            };
+            shared.run_termination().await;
+            shared.outcome.send_replace(Some(outcome));
+        });
+    }
+
+    async fn run_termination(&self) {
+        let Some(guardians) = self.guardians().clone() else {
+            return;
+        };
+        let mut stopped = self.guardians_stopped.subscribe();
+        let deadline = tokio::time::Instant::now() + self.settings.shutdown_timeout;
+        let graceful = tokio::time::timeout_at(deadline, async {
+            let _ = guardians.user.send_system(SystemMessage::Stop);
+            let _ = stopped.wait_for(|s| s & USER_STOPPED != 0).await;
+            let _ = guardians.system.send_system(SystemMessage::Stop);
+            let _ = stopped.wait_for(|s| s & SYSTEM_STOPPED != 0).await;
+        })
+        .await;
+        if graceful.is_err() {
+            tracing::warn!(
+                timeout = ?self.settings.shutdown_timeout,
+                "the actor tree did not stop within the shutdown timeout; cancelling what is left"
+            );
+            cancel_tree(&guardians.user);
+            cancel_tree(&guardians.system);
+            guardians.user_task.abort();
+            guardians.system_task.abort();
+        }
+        *self.guardians() = None;
+    }
+}
+
+/// Cancel every task below `root`, deepest first, and empty the child tables.
+fn cancel_tree(root: &AnyActorRef) {
+    let entries = root.core().children().drain();
+    for entry in entries {
+        cancel_tree(&entry.child);
+        entry.abort.abort();
+    }
+}
+
+fn random_seed() -> u64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_usize(std::process::id() as usize);
+    hasher.finish()
+}

@@ -1,0 +1,1 @@
+//! The ui tests live in `tests/`.
