@@ -18,6 +18,13 @@ use crate::actor::ActorPath;
 /// and which supervisors handed it on.
 #[derive(Clone)]
 pub struct Failure {
+    // One pointer, so a failure costs nothing in the futures and messages that can
+    // carry one but almost never do.
+    inner: Box<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
     error: Arc<dyn Error + Send + Sync + 'static>,
     type_name: &'static str,
     climbed: Vec<ActorPath>,
@@ -31,9 +38,11 @@ impl Failure {
             return failure.clone();
         }
         Self {
-            error: Arc::new(error),
-            type_name: std::any::type_name::<E>(),
-            climbed: Vec::new(),
+            inner: Box::new(Inner {
+                error: Arc::new(error),
+                type_name: std::any::type_name::<E>(),
+                climbed: Vec::new(),
+            }),
         }
     }
 
@@ -51,33 +60,33 @@ impl Failure {
 
     /// Whether the error is an `E`.
     pub fn is<E: Error + 'static>(&self) -> bool {
-        self.error.is::<E>()
+        self.inner.error.is::<E>()
     }
 
     /// The error as an `E`, if it is one.
     pub fn downcast_ref<E: Error + 'static>(&self) -> Option<&E> {
-        self.error.downcast_ref::<E>()
+        self.inner.error.downcast_ref::<E>()
     }
 
     /// The error itself.
     pub fn error(&self) -> &(dyn Error + Send + Sync + 'static) {
-        &*self.error
+        &*self.inner.error
     }
 
     /// The type name of the error, for example `std::io::error::Error`.
     pub fn error_type(&self) -> &'static str {
-        self.type_name
+        self.inner.type_name
     }
 
     /// Where the failure happened first, then each supervisor it was escalated to.
     pub fn climbed(&self) -> &[ActorPath] {
-        &self.climbed
+        &self.inner.climbed
     }
 
     /// Record that the failure passed through `path`.
     pub(crate) fn climb(mut self, path: &ActorPath) -> Self {
-        if self.climbed.last() != Some(path) {
-            self.climbed.push(path.clone());
+        if self.inner.climbed.last() != Some(path) {
+            self.inner.climbed.push(path.clone());
         }
         self
     }
@@ -85,23 +94,23 @@ impl Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.error, f)
+        fmt::Display::fmt(&self.inner.error, f)
     }
 }
 
 impl fmt::Debug for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Failure")
-            .field("error", &self.error)
-            .field("type", &self.type_name)
-            .field("climbed", &self.climbed)
+            .field("error", &self.inner.error)
+            .field("type", &self.inner.type_name)
+            .field("climbed", &self.inner.climbed)
             .finish()
     }
 }
 
 impl Error for Failure {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
-        Some(&*self.error)
+        Some(&*self.inner.error)
     }
 }
 

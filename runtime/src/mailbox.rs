@@ -42,7 +42,8 @@ pub(crate) enum SystemMessage {
     },
 }
 
-/// The system lane: a locked deque, with a flag that is read without the lock.
+/// The system lane: a locked queue, allocated on first use, with a flag that is read
+/// without the lock.
 #[derive(Debug, Default)]
 pub(crate) struct SystemLane {
     queue: Mutex<SystemQueue>,
@@ -51,7 +52,7 @@ pub(crate) struct SystemLane {
 
 #[derive(Debug, Default)]
 struct SystemQueue {
-    items: VecDeque<SystemMessage>,
+    items: Option<Box<VecDeque<SystemMessage>>>,
     closed: bool,
 }
 
@@ -71,20 +72,26 @@ impl SystemLane {
         if queue.closed {
             return Err(message);
         }
-        queue.items.push_back(message);
+        queue.items.get_or_insert_default().push_back(message);
         self.pending.store(true, Ordering::Release);
         Ok(())
     }
 
     /// Take the next message, if any.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop(&self) -> Option<SystemMessage> {
         if !self.pending.load(Ordering::Acquire) {
             return None;
         }
+        self.pop_locked()
+    }
+
+    #[cold]
+    fn pop_locked(&self) -> Option<SystemMessage> {
         let mut queue = self.lock();
-        let message = queue.items.pop_front();
-        if queue.items.is_empty() {
+        let items = queue.items.as_mut()?;
+        let message = items.pop_front();
+        if items.is_empty() {
             self.pending.store(false, Ordering::Release);
         }
         message
@@ -95,7 +102,7 @@ impl SystemLane {
         let mut queue = self.lock();
         queue.closed = true;
         self.pending.store(false, Ordering::Release);
-        std::mem::take(&mut queue.items)
+        queue.items.take().map(|items| *items).unwrap_or_default()
     }
 }
 

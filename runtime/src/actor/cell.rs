@@ -2,13 +2,16 @@
 //! one handler at a time, applies the answer, and carries the actor through restarts
 //! and its stop.
 //!
-//! Life of a cell:
-//!
 //! ```text
 //!  start ──> Running ──failure, restart──> Restarting ──children gone, backoff over──> Running
-//!              │  │                            │
-//!              │  └────stopped / failure / Stop┴──> Stopping ──children gone──> PostStop ──> Finished
+//!              │                              │
+//!              └──stopped / failure / Stop────┴──> Stopping ──children gone──> PostStop ──> Finished
 //! ```
+//!
+//! The task's future is the actor's fixed cost, so only the path a message takes
+//! when nothing goes wrong is inline in it. Signals, failures, restarts and the stop
+//! run as boxed futures when they happen, and the state they need lives in a box
+//! that most actors never allocate.
 
 use std::collections::HashSet;
 use std::future::{Future, poll_fn};
@@ -30,30 +33,55 @@ use crate::mailbox::SystemMessage;
 use crate::message::Message;
 use crate::signal::{DeathPact, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
-use crate::system::ActorSystem;
 
-/// Run the actor in `cell`, starting from `behavior`, until it has stopped.
-pub(crate) async fn run<P: Message>(cell: Arc<LocalCell<P>>, behavior: Behavior<P>) {
-    let system = ActorSystem::from_shared(cell.core.system().clone());
+/// The task of the actor in `cell`, which starts from `behavior` and runs until the
+/// actor has stopped.
+pub(crate) fn run<P: Message>(
+    cell: Arc<LocalCell<P>>,
+    behavior: Behavior<P>,
+) -> impl Future<Output = ()> + Send {
     let mut state = CellState {
-        ctx: ActorContext::new(ActorRef::local(cell.clone()), system),
+        ctx: ActorContext::new(ActorRef::local(cell.clone())),
         cell,
-        running: Running::Idle,
+        running: Running::Unstarted(behavior),
         receiver: None,
         phase: Phase::Running,
         rare: None,
     };
-    if let Err(failure) = state.start(behavior, 0) {
-        state.fail(failure).await;
-    }
-    loop {
-        match poll_fn(|cx| state.poll_event(cx)).await {
-            Event::User(message) => state.on_message(message).await,
-            Event::System(message) => state.on_system(message).await,
-            Event::Restart => state.restart().await,
-            Event::Finish => {
-                state.finish().await;
-                return;
+    // An `async` block rather than an `async fn` taking the state: the block uses the
+    // state where it was captured, where an `async fn` would also keep a moved copy.
+    async move {
+        if let Some(failure) = state.start_unstarted() {
+            Box::pin(state.fail(failure)).await;
+        }
+        loop {
+            let next = poll_fn(|cx| state.poll_event(cx)).await;
+            let slow = match next {
+                Ok(message) => {
+                    let outcome = match dispatch(&mut state.running, &mut state.ctx, message) {
+                        Dispatched::Same => continue,
+                        Dispatched::Done(outcome) => outcome,
+                        Dispatched::Pending(future) => Guarded(future).await,
+                        Dispatched::Nowhere(message) => {
+                            undeliverable(&state.cell, message);
+                            continue;
+                        }
+                    };
+                    match state.apply(outcome) {
+                        Some(failure) => Slow::Fail(failure),
+                        None => continue,
+                    }
+                }
+                Err(slow) => slow,
+            };
+            match slow {
+                Slow::Fail(failure) => Box::pin(state.fail(failure)).await,
+                Slow::System(message) => Box::pin(state.on_system(*message)).await,
+                Slow::Restart => Box::pin(state.restart()).await,
+                Slow::Finish => {
+                    Box::pin(state.finish()).await;
+                    return;
+                }
             }
         }
     }
@@ -61,7 +89,9 @@ pub(crate) async fn run<P: Message>(cell: Arc<LocalCell<P>>, behavior: Behavior<
 
 /// The running incarnation.
 enum Running<P: Message> {
-    /// Not started, between incarnations, or stopped.
+    /// The behavior the actor was spawned with, before the task first runs.
+    Unstarted(Behavior<P>),
+    /// Between incarnations, or stopped.
     Idle,
     Receive(Receive<P>),
     Actor(Box<dyn Actor<Msg = P>>),
@@ -69,31 +99,39 @@ enum Running<P: Message> {
     Ignore,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Running,
     /// Children are stopping, then a backoff runs, then the actor starts again.
-    Restarting {
-        level: usize,
-        backoff: Option<Pin<Box<Sleep>>>,
-    },
+    Restarting,
     /// Children are stopping; then `PostStop`, and the end.
-    Stopping {
-        escalate: Option<Failure>,
-    },
+    Stopping,
     Finished,
 }
 
-enum Event<P> {
-    User(P),
-    System(SystemMessage),
+/// What the loop has to do besides handling a message.
+///
+/// Small on purpose (a system message is boxed): it is held across the `await` of an
+/// `async` handler, inside every actor's task.
+enum Slow {
+    Fail(Failure),
+    System(Box<SystemMessage>),
     Restart,
     Finish,
 }
+
+type HandlerFuture<'a, P> = Pin<Box<dyn Future<Output = Result<Behavior<P>, Failure>> + Send + 'a>>;
 
 /// State most actors never need, allocated on first use.
 struct Rare<P: Message> {
     watchers: HashSet<AnyActorRef>,
     levels: Vec<Level<P>>,
+    /// While restarting: the supervision level to restart from.
+    restart_level: usize,
+    /// While restarting with a backoff: when it ends.
+    backoff: Option<Pin<Box<Sleep>>>,
+    /// While stopping because of an escalation: the failure for the parent.
+    escalate: Option<Failure>,
 }
 
 struct CellState<P: Message> {
@@ -106,11 +144,23 @@ struct CellState<P: Message> {
 }
 
 impl<P: Message> CellState<P> {
+    /// Start the behavior the actor was spawned with.
+    fn start_unstarted(&mut self) -> Option<Failure> {
+        let Running::Unstarted(behavior) = std::mem::replace(&mut self.running, Running::Idle)
+        else {
+            return None;
+        };
+        self.start(behavior, 0).err()
+    }
+
     fn rare(&mut self) -> &mut Rare<P> {
         self.rare.get_or_insert_with(|| {
             Box::new(Rare {
                 watchers: HashSet::new(),
                 levels: Vec::new(),
+                restart_level: 0,
+                backoff: None,
+                escalate: None,
             })
         })
     }
@@ -119,48 +169,54 @@ impl<P: Message> CellState<P> {
         self.rare.as_ref().map_or(0, |rare| rare.levels.len())
     }
 
-    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Event<P>> {
-        let mut registered = false;
-        loop {
-            if let Some(message) = self.cell.core.lane().pop() {
-                return Poll::Ready(Event::System(message));
-            }
-            match &mut self.phase {
-                Phase::Running => {
-                    if self.receiver.is_none() {
-                        self.receiver = self.cell.user.take_receiver();
-                    }
-                    if let Some(receiver) = &mut self.receiver {
-                        if let Poll::Ready(Some(message)) = receiver.poll_recv(cx) {
-                            return Poll::Ready(Event::User(message));
-                        }
-                    }
-                }
-                Phase::Restarting { backoff, .. } => {
-                    if self.cell.core.children().is_empty() {
-                        let over = match backoff {
-                            None => true,
-                            Some(sleep) => sleep.as_mut().poll(cx).is_ready(),
-                        };
-                        if over {
-                            return Poll::Ready(Event::Restart);
-                        }
-                    }
-                }
-                Phase::Stopping { .. } | Phase::Finished => {
-                    if self.cell.core.children().is_empty() {
-                        return Poll::Ready(Event::Finish);
-                    }
-                }
-            }
-            if registered {
-                return Poll::Pending;
-            }
-            // Register, then look once more, so a wake between the look and the
-            // registration is not lost.
-            self.cell.core.waker().register(cx.waker());
-            registered = true;
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<P, Slow>> {
+        if let Some(message) = self.cell.core.lane().pop() {
+            return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
+        match self.phase {
+            Phase::Running => {
+                if self.receiver.is_none() {
+                    self.receiver = self.cell.user.take_receiver();
+                }
+                if let Some(receiver) = &mut self.receiver {
+                    // Registers the task with the channel when it comes back empty.
+                    if let Poll::Ready(Some(message)) = receiver.poll_recv(cx) {
+                        return Poll::Ready(Ok(message));
+                    }
+                }
+            }
+            Phase::Restarting => {
+                if self.cell.core.children().is_empty() {
+                    let over = match self.rare.as_mut().and_then(|rare| rare.backoff.as_mut()) {
+                        None => true,
+                        // Registers the task with the timer when it has not elapsed.
+                        Some(sleep) => sleep.as_mut().poll(cx).is_ready(),
+                    };
+                    if over {
+                        return Poll::Ready(Err(Slow::Restart));
+                    }
+                }
+            }
+            Phase::Stopping | Phase::Finished => {
+                if self.cell.core.children().is_empty() {
+                    return Poll::Ready(Err(Slow::Finish));
+                }
+            }
+        }
+        // Nothing to do. Register for the system lane (which also carries the wake of
+        // a first send, and a child's end), then look there once more, so a wake
+        // between the look and the registration is not lost.
+        self.cell.core.waker().register(cx.waker());
+        if let Some(message) = self.cell.core.lane().pop() {
+            return Poll::Ready(Err(Slow::System(Box::new(message))));
+        }
+        if self.phase == Phase::Running && self.receiver.is_none() {
+            if let Some(receiver) = self.cell.user.take_receiver() {
+                self.receiver = Some(receiver);
+                cx.waker().wake_by_ref();
+            }
+        }
+        Poll::Pending
     }
 
     /// Start `behavior`: run setups, record supervision, install what it builds.
@@ -172,41 +228,32 @@ impl<P: Message> CellState<P> {
         }
         let mut next = behavior;
         loop {
-            match next.kind {
+            self.running = match next.kind {
                 Kind::Setup(factory) => {
                     let ctx = &mut self.ctx;
                     let started = catch_unwind(AssertUnwindSafe(|| factory(ctx)))
                         .map_err(Failure::from_panic)??;
                     match started.0 {
-                        StartedKind::Behavior(behavior) => next = behavior,
-                        StartedKind::Actor(actor) => {
-                            self.running = Running::Actor(actor);
-                            return Ok(());
+                        StartedKind::Behavior(behavior) => {
+                            next = behavior;
+                            continue;
                         }
+                        StartedKind::Actor(actor) => Running::Actor(actor),
                     }
                 }
                 Kind::Supervise(spec) => {
                     next = spec.inner.clone();
                     self.rare().levels.push(Level::new(spec));
+                    continue;
                 }
                 Kind::Actor(factory) => {
                     let actor = catch_unwind(AssertUnwindSafe(|| factory()))
                         .map_err(Failure::from_panic)?;
-                    self.running = Running::Actor(actor);
-                    return Ok(());
+                    Running::Actor(actor)
                 }
-                Kind::Receive(receive) => {
-                    self.running = Running::Receive(receive);
-                    return Ok(());
-                }
-                Kind::Empty => {
-                    self.running = Running::Empty;
-                    return Ok(());
-                }
-                Kind::Ignore => {
-                    self.running = Running::Ignore;
-                    return Ok(());
-                }
+                Kind::Receive(receive) => Running::Receive(receive),
+                Kind::Empty => Running::Empty,
+                Kind::Ignore => Running::Ignore,
                 Kind::Stopped => {
                     self.begin_stop(None);
                     return Ok(());
@@ -216,48 +263,38 @@ impl<P: Message> CellState<P> {
                         "an actor cannot start as `same` or `unhandled`: give it a behavior that handles messages",
                     )));
                 }
-            }
+            };
+            return Ok(());
         }
     }
 
-    async fn on_message(&mut self, message: P) {
-        let outcome = match &mut self.running {
-            Running::Receive(receive) => {
-                let ctx = &mut self.ctx;
-                catch_unwind(AssertUnwindSafe(|| receive.message(ctx, message)))
-                    .unwrap_or_else(|panic| Err(Failure::from_panic(panic)))
-            }
-            Running::Actor(actor) => {
-                let ctx = &mut self.ctx;
-                let call = move || {
-                    let (actor, ctx) = (actor, ctx);
-                    actor.handle(ctx, message).0
-                };
-                match catch_unwind(AssertUnwindSafe(call)) {
-                    Ok(HandledKind::Ready(outcome)) => outcome,
-                    Ok(HandledKind::Pending(future)) => guarded(future).await,
-                    Err(panic) => Err(Failure::from_panic(panic)),
-                }
-            }
-            Running::Empty => Ok(Behaviors::unhandled()),
-            Running::Ignore => Ok(Behaviors::same()),
-            Running::Idle => {
-                self.cell.core.system().dead_letter(
-                    message.into_payload(),
-                    self.cell.core.path(),
-                    DeadLetterReason::RecipientStopped,
-                );
-                return;
-            }
+    /// Apply a handler's answer: keep going, record an unhandled message, stop, or
+    /// switch. A failure (the handler's, or a new behavior's setup) is returned for
+    /// [`CellState::fail`].
+    #[inline]
+    fn apply(&mut self, outcome: Result<Behavior<P>, Failure>) -> Option<Failure> {
+        let next = match outcome {
+            Ok(next) => next,
+            Err(failure) => return Some(failure),
         };
-        match outcome {
-            Ok(next) if next.is_same() => {}
-            Ok(next) if next.is_unhandled() => self.cell.core.system().dead_letter_of_type(
-                std::any::type_name::<P>(),
-                self.cell.core.path(),
-                DeadLetterReason::Unhandled,
-            ),
-            outcome => self.apply(outcome).await,
+        match next.kind {
+            Kind::Same => None,
+            Kind::Unhandled => {
+                self.cell.core.system().dead_letter_of_type(
+                    std::any::type_name::<P>(),
+                    self.cell.core.path(),
+                    DeadLetterReason::Unhandled,
+                );
+                None
+            }
+            Kind::Stopped => {
+                self.begin_stop(None);
+                None
+            }
+            kind => {
+                let keep = self.levels_len();
+                self.start(Behavior::from_kind(kind), keep).err()
+            }
         }
     }
 
@@ -271,36 +308,19 @@ impl<P: Message> CellState<P> {
             }
             Running::Actor(actor) => {
                 let (ctx, signal) = (&mut self.ctx, &signal);
-                // Moving the borrows in makes the closure `FnOnce`, so what it
-                // returns may keep borrowing the actor and its context.
                 let call = move || {
                     let (actor, ctx) = (actor, ctx);
                     actor.signal(ctx, signal).0
                 };
                 match catch_unwind(AssertUnwindSafe(call)) {
                     Ok(HandledKind::Ready(outcome)) => outcome,
-                    Ok(HandledKind::Pending(future)) => guarded(future).await,
+                    Ok(HandledKind::Pending(future)) => Guarded(future).await,
                     Err(panic) => Err(Failure::from_panic(panic)),
                 }
             }
-            Running::Empty | Running::Ignore | Running::Idle => Ok(Behaviors::unhandled()),
-        }
-    }
-
-    /// Apply a handler's answer: switch, stop, or fail.
-    async fn apply(&mut self, outcome: Result<Behavior<P>, Failure>) {
-        match outcome {
-            Ok(next) => match next.kind {
-                Kind::Same | Kind::Unhandled => {}
-                Kind::Stopped => self.begin_stop(None),
-                _ => {
-                    let keep = self.levels_len();
-                    if let Err(failure) = self.start(next, keep) {
-                        self.fail(failure).await;
-                    }
-                }
-            },
-            Err(failure) => self.fail(failure).await,
+            Running::Empty | Running::Ignore | Running::Idle | Running::Unstarted(_) => {
+                Ok(Behaviors::unhandled())
+            }
         }
     }
 
@@ -318,17 +338,18 @@ impl<P: Message> CellState<P> {
                 }
             }
             SystemMessage::Terminated(actor) => {
-                if !matches!(self.phase, Phase::Running) || !self.ctx.take_watch(&actor) {
+                if self.phase != Phase::Running || !self.ctx.take_watch(&actor) {
                     return;
                 }
                 let outcome = self
                     .signal(Signal::Terminated(Terminated::new(actor.clone())))
                     .await;
-                match outcome {
-                    Ok(next) if next.is_unhandled() => {
-                        self.fail(Failure::new(DeathPact { actor })).await;
-                    }
-                    outcome => self.apply(outcome).await,
+                let failure = match outcome {
+                    Ok(next) if next.is_unhandled() => Some(Failure::new(DeathPact { actor })),
+                    outcome => self.apply(outcome),
+                };
+                if let Some(failure) = failure {
+                    self.fail(failure).await;
                 }
             }
             SystemMessage::ChildTerminated => {
@@ -348,7 +369,7 @@ impl<P: Message> CellState<P> {
 
     /// Take the supervision decision on `failure` and start carrying it out.
     async fn fail(&mut self, failure: Failure) {
-        if !matches!(self.phase, Phase::Running) {
+        if self.phase != Phase::Running {
             tracing::warn!(error = %failure, "failure while stopping or restarting; ignored");
             return;
         }
@@ -395,23 +416,21 @@ impl<P: Message> CellState<P> {
         for child in self.cell.core.children().refs() {
             let _ = child.send_system(SystemMessage::Stop);
         }
-        self.phase = Phase::Restarting {
-            level,
-            backoff: delay.map(|delay| Box::pin(tokio::time::sleep(delay))),
-        };
+        let rare = self.rare();
+        rare.restart_level = level;
+        rare.backoff = delay.map(|delay| Box::pin(tokio::time::sleep(delay)));
+        self.phase = Phase::Restarting;
     }
 
     async fn restart(&mut self) {
-        let Phase::Restarting { level, .. } = self.phase else {
+        if self.phase != Phase::Restarting {
             return;
-        };
+        }
         self.phase = Phase::Running;
-        let Some(inner) = self
-            .rare
-            .as_ref()
-            .and_then(|rare| rare.levels.get(level))
-            .map(|level| level.spec.inner.clone())
-        else {
+        let rare = self.rare();
+        rare.backoff = None;
+        let level = rare.restart_level;
+        let Some(inner) = rare.levels.get(level).map(|level| level.spec.inner.clone()) else {
             return;
         };
         if let Err(failure) = self.start(inner, level + 1) {
@@ -421,10 +440,16 @@ impl<P: Message> CellState<P> {
 
     /// Begin to stop: no more user messages, children told to stop.
     fn begin_stop(&mut self, escalate: Option<Failure>) {
-        if matches!(self.phase, Phase::Stopping { .. } | Phase::Finished) {
+        if matches!(self.phase, Phase::Stopping | Phase::Finished) {
             return;
         }
-        self.phase = Phase::Stopping { escalate };
+        self.phase = Phase::Stopping;
+        if let Some(failure) = escalate {
+            self.rare().escalate = Some(failure);
+        }
+        if let Some(rare) = &mut self.rare {
+            rare.backoff = None;
+        }
         self.close_user_lane();
         for child in self.cell.core.children().close() {
             let _ = child.send_system(SystemMessage::Stop);
@@ -454,13 +479,10 @@ impl<P: Message> CellState<P> {
 
     /// Every child has stopped: `PostStop`, then tell the watchers and the parent.
     async fn finish(&mut self) {
-        let escalate = match std::mem::replace(&mut self.phase, Phase::Finished) {
-            Phase::Stopping { escalate } => escalate,
-            _ => None,
-        };
         if let Err(failure) = self.signal(Signal::PostStop).await {
             tracing::warn!(error = %failure, "PostStop handler failed");
         }
+        self.phase = Phase::Finished;
         self.running = Running::Idle;
         self.close_user_lane();
         self.ctx.unwatch_all();
@@ -471,10 +493,12 @@ impl<P: Message> CellState<P> {
                 let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
             }
         }
+        let mut escalate = None;
         if let Some(rare) = self.rare.take() {
             for watcher in rare.watchers {
                 let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
             }
+            escalate = rare.escalate;
         }
         match core.parent() {
             Parent::Cell(parent) => {
@@ -495,7 +519,7 @@ impl<P: Message> CellState<P> {
 
 impl<P: Message> Drop for CellState<P> {
     fn drop(&mut self) {
-        if !matches!(self.phase, Phase::Finished) {
+        if self.phase != Phase::Finished {
             // Cancelled at the shutdown deadline, or dropped with its runtime: make
             // sure nothing more is queued where nobody reads.
             self.close_user_lane();
@@ -505,15 +529,78 @@ impl<P: Message> Drop for CellState<P> {
     }
 }
 
-/// Poll a handler's future, turning a panic into a failure.
-async fn guarded<P: Message>(
-    mut future: Pin<Box<dyn Future<Output = Result<Behavior<P>, Failure>> + Send + '_>>,
-) -> Result<Behavior<P>, Failure> {
-    poll_fn(
-        |cx| match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+/// What handing a message to the running incarnation gave.
+enum Dispatched<'a, P: Message> {
+    /// The handler answered "the same": nothing to apply. Told apart early, because it
+    /// is almost every message, and moving the whole answer around costs more than
+    /// handling it.
+    Same,
+    /// The handler's answer.
+    Done(Result<Behavior<P>, Failure>),
+    /// The future of an `async` handler, borrowing the actor and its context.
+    Pending(HandlerFuture<'a, P>),
+    /// No incarnation is running: the message comes back.
+    Nowhere(P),
+}
+
+/// Hand `message` to the running incarnation. A free function over the two fields it
+/// borrows, so the cell can apply the answer once a pending handler is done.
+#[inline]
+fn dispatch<'a, P: Message>(
+    running: &'a mut Running<P>,
+    ctx: &'a mut ActorContext<P>,
+    message: P,
+) -> Dispatched<'a, P> {
+    let outcome = match running {
+        Running::Receive(receive) => {
+            match catch_unwind(AssertUnwindSafe(|| receive.message(ctx, message))) {
+                Ok(outcome) => outcome,
+                Err(panic) => Err(Failure::from_panic(panic)),
+            }
+        }
+        Running::Actor(actor) => {
+            // Moving the borrows in makes the closure `FnOnce`, so what it returns may
+            // keep borrowing the actor and its context.
+            let call = move || {
+                let (actor, ctx) = (actor, ctx);
+                actor.handle(ctx, message).0
+            };
+            match catch_unwind(AssertUnwindSafe(call)) {
+                Ok(HandledKind::Ready(outcome)) => outcome,
+                Ok(HandledKind::Pending(future)) => return Dispatched::Pending(future),
+                Err(panic) => Err(Failure::from_panic(panic)),
+            }
+        }
+        Running::Empty => Ok(Behaviors::unhandled()),
+        Running::Ignore => return Dispatched::Same,
+        Running::Idle | Running::Unstarted(_) => return Dispatched::Nowhere(message),
+    };
+    match outcome {
+        Ok(Behavior { kind: Kind::Same }) => Dispatched::Same,
+        outcome => Dispatched::Done(outcome),
+    }
+}
+
+/// A message that arrived while no incarnation runs becomes a dead letter.
+fn undeliverable<P: Message>(cell: &LocalCell<P>, message: P) {
+    cell.core.system().dead_letter(
+        message.into_payload(),
+        cell.core.path(),
+        DeadLetterReason::RecipientStopped,
+    );
+}
+
+/// A handler's future, with a panic in it turned into a failure.
+struct Guarded<'a, P: Message>(HandlerFuture<'a, P>);
+
+impl<P: Message> Future for Guarded<'_, P> {
+    type Output = Result<Behavior<P>, Failure>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let future = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(poll) => poll,
             Err(panic) => Poll::Ready(Err(Failure::from_panic(panic))),
-        },
-    )
-    .await
+        }
+    }
 }

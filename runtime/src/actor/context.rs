@@ -22,15 +22,13 @@ pub type Ctx<T> = ActorContext<<T as Protocol>::Msg>;
 /// the cell runs each handler inside the actor's span ([`ActorContext::log`]).
 pub struct ActorContext<P: Message> {
     self_ref: ActorRef<P>,
-    system: ActorSystem,
     watching: Option<Box<HashSet<AnyActorRef>>>,
 }
 
 impl<P: Message> ActorContext<P> {
-    pub(crate) fn new(self_ref: ActorRef<P>, system: ActorSystem) -> Self {
+    pub(crate) fn new(self_ref: ActorRef<P>) -> Self {
         Self {
             self_ref,
-            system,
             watching: None,
         }
     }
@@ -47,7 +45,7 @@ impl<P: Message> ActorContext<P> {
 
     /// The system this actor runs in.
     pub fn system(&self) -> &ActorSystem {
-        &self.system
+        self.self_ref.core().system_handle()
     }
 
     /// The actor's tracing span, which carries its path. Handlers run inside it, so

@@ -10,7 +10,7 @@ use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnyActorRef};
 use crate::mailbox::SystemLane;
-use crate::system::SystemShared;
+use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
 pub(crate) enum Parent {
@@ -23,7 +23,7 @@ pub(crate) enum Parent {
 pub(crate) struct CellCore {
     path: ActorPath,
     uid: u64,
-    system: Arc<SystemShared>,
+    system: ActorSystem,
     parent: Parent,
     lane: SystemLane,
     waker: AtomicWaker,
@@ -137,7 +137,7 @@ impl CellCore {
         Self {
             path,
             uid,
-            system,
+            system: ActorSystem::from_shared(system),
             parent,
             lane: SystemLane::default(),
             waker: AtomicWaker::new(),
@@ -154,6 +154,11 @@ impl CellCore {
     }
 
     pub(crate) fn system(&self) -> &Arc<SystemShared> {
+        self.system.shared()
+    }
+
+    /// The system, as the handle users hold.
+    pub(crate) fn system_handle(&self) -> &ActorSystem {
         &self.system
     }
 

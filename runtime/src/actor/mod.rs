@@ -24,7 +24,7 @@ use crate::message::{Accepts, Message};
 
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::path::{ActorPath, Address};
-pub(crate) use self::path::{anonymous_name, validate_name};
+pub(crate) use self::path::{AnonymousName, validate_name};
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.
@@ -132,6 +132,13 @@ impl<P: Message> ActorRef<P> {
     pub fn uid(&self) -> u64 {
         match &self.target {
             Target::Local(cell) => cell.core.uid(),
+        }
+    }
+
+    /// The shared part of the actor's cell.
+    pub(crate) fn core(&self) -> &CellCore {
+        match &self.target {
+            Target::Local(cell) => &cell.core,
         }
     }
 

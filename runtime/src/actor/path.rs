@@ -60,8 +60,40 @@ pub struct ActorPath(Arc<Node>);
 
 struct Node {
     link: Link,
-    name: Box<str>,
+    name: Name,
     depth: usize,
+}
+
+/// A path element. Short names (most are) live inside the node, which saves an
+/// allocation per actor.
+enum Name {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<str>),
+}
+
+const INLINE: usize = 22;
+
+impl Name {
+    fn new(name: &str) -> Self {
+        match u8::try_from(name.len()) {
+            Ok(len) if name.len() <= INLINE => {
+                let mut bytes = [0; INLINE];
+                bytes[..name.len()].copy_from_slice(name.as_bytes());
+                Self::Inline { len, bytes }
+            }
+            _ => Self::Heap(Box::from(name)),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // The bytes were copied from a `&str`, so they are UTF-8.
+            Self::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Self::Heap(name) => name,
+        }
+    }
 }
 
 /// Only the root holds the address; every other node points at its parent.
@@ -75,7 +107,7 @@ impl ActorPath {
     pub(crate) fn root(address: Address) -> Self {
         Self(Arc::new(Node {
             link: Link::Root(Box::new(address)),
-            name: Box::from(""),
+            name: Name::new(""),
             depth: 0,
         }))
     }
@@ -84,14 +116,14 @@ impl ActorPath {
     pub(crate) fn child(&self, name: &str) -> Self {
         Self(Arc::new(Node {
             link: Link::Child(self.clone()),
-            name: Box::from(name),
+            name: Name::new(name),
             depth: self.0.depth + 1,
         }))
     }
 
     /// The last element, such as `worker` in `/user/pipeline/worker`; empty for the root.
     pub fn name(&self) -> &str {
-        &self.0.name
+        self.0.name.as_str()
     }
 
     /// The path one level up; `None` for the root.
@@ -159,7 +191,7 @@ impl PartialEq for ActorPath {
             return true;
         }
         self.0.depth == other.0.depth
-            && self.0.name == other.0.name
+            && self.0.name.as_str() == other.0.name.as_str()
             && match (&self.0.link, &other.0.link) {
                 (Link::Root(a), Link::Root(b)) => a == b,
                 (Link::Child(a), Link::Child(b)) => a == b,
@@ -229,19 +261,34 @@ pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
     }
 }
 
-/// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ..., `$ba`, ...
-pub(crate) fn anonymous_name(mut n: u64) -> String {
-    const DIGITS: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
-    let mut name = String::with_capacity(8);
-    name.push('$');
-    loop {
-        name.push(char::from(DIGITS[(n % 64) as usize]));
-        n /= 64;
-        if n == 0 {
-            break;
+/// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ..., `$ba`, ...,
+/// written into a buffer on the stack (no allocation on the spawn path).
+pub(crate) struct AnonymousName {
+    bytes: [u8; 12],
+    len: usize,
+}
+
+impl AnonymousName {
+    pub(crate) fn new(mut n: u64) -> Self {
+        const DIGITS: &[u8; 64] =
+            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
+        let mut bytes = [b'$'; 12];
+        let mut len = 1;
+        loop {
+            bytes[len] = DIGITS[(n % 64) as usize];
+            len += 1;
+            n /= 64;
+            if n == 0 {
+                break;
+            }
         }
+        Self { bytes, len }
     }
-    name
+
+    pub(crate) fn as_str(&self) -> &str {
+        // Only ASCII digits from `DIGITS` and `$` were written.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("$")
+    }
 }
 
 #[cfg(test)]
@@ -284,9 +331,21 @@ mod tests {
     }
 
     #[test]
+    fn long_and_short_names_read_back_as_given() {
+        let long = "a".repeat(100);
+        for name in ["a", "exactly-twenty-two-ch", long.as_str()] {
+            assert_eq!(path(&["user", name]).name(), name);
+        }
+    }
+
+    #[test]
     fn anonymous_names_are_distinct_and_reserved() {
-        let names: std::collections::HashSet<_> = (0..10_000).map(anonymous_name).collect();
-        assert_eq!(names.len(), 10_000);
+        let names: std::collections::HashSet<_> = [0, 1, 63, 64, u64::MAX]
+            .into_iter()
+            .chain(0..10_000)
+            .map(|n| AnonymousName::new(n).as_str().to_owned())
+            .collect();
+        assert_eq!(names.len(), 10_001);
         assert!(names.iter().all(|n| n.starts_with('$')));
     }
 }

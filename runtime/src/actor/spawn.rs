@@ -6,8 +6,7 @@ use tracing::Instrument;
 
 use crate::actor::core::ChildEntry;
 use crate::actor::{
-    ActorRef, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, anonymous_name, cell,
-    validate_name,
+    ActorRef, AnonymousName, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
 };
 use crate::behavior::Behavior;
 use crate::error::SpawnError;
@@ -57,7 +56,7 @@ pub(crate) fn spawn_child<Q: Message>(
             name
         }
         ChildName::Anonymous => {
-            owned_name = anonymous_name(system.next_anonymous());
+            owned_name = AnonymousName::new(system.next_anonymous());
             owned_name.as_str()
         }
     };
@@ -87,8 +86,13 @@ pub(crate) fn start_cell<Q: Message>(
     });
     let span = tracing::error_span!("actor", path = %cell.core.path());
     system.cell_started();
-    let task = system
-        .runtime()
-        .spawn(cell::run(cell.clone(), behavior).instrument(span));
+    let task = cell::run(cell.clone(), behavior);
+    // Without a subscriber that wants the span, the task goes without it: a span
+    // that records nothing would still cost every actor its size.
+    let task = if span.is_disabled() {
+        system.runtime().spawn(task)
+    } else {
+        system.runtime().spawn(task.instrument(span))
+    };
     (cell, task.abort_handle())
 }

@@ -34,7 +34,10 @@ type SignalFn<P> =
 ///     .into();
 /// # let _ = closing;
 /// ```
-pub struct Receive<P: Message> {
+pub struct Receive<P: Message>(Arc<Handlers<P>>);
+
+// Behind one pointer, so a running `Receive` costs the cell one word.
+struct Handlers<P: Message> {
     on_message: Arc<MessageFn<P>>,
     on_signal: Option<Arc<SignalFn<P>>>,
 }
@@ -44,24 +47,26 @@ impl<P: Message> Receive<P> {
     where
         F: Fn(&mut ActorContext<P>, P) -> Result<Behavior<P>, Failure> + Send + Sync + 'static,
     {
-        Self {
+        Self(Arc::new(Handlers {
             on_message: Arc::new(on_message),
             on_signal: None,
-        }
+        }))
     }
 
     /// Handle signals ([`Signal::PostStop`], [`Signal::PreRestart`],
     /// [`Signal::Terminated`]) with `handler`, replacing any signal handler set
     /// before. Without one, every signal is unhandled.
-    pub fn on_signal<F, R>(mut self, handler: F) -> Self
+    pub fn on_signal<F, R>(self, handler: F) -> Self
     where
         F: Fn(&mut ActorContext<P>, &Signal) -> R + Send + Sync + 'static,
         R: IntoNext<P>,
     {
-        self.on_signal = Some(Arc::new(move |ctx, signal| {
-            handler(ctx, signal).into_next()
-        }));
-        self
+        Self(Arc::new(Handlers {
+            on_message: self.0.on_message.clone(),
+            on_signal: Some(Arc::new(move |ctx, signal| {
+                handler(ctx, signal).into_next()
+            })),
+        }))
     }
 
     pub(crate) fn message(
@@ -69,7 +74,7 @@ impl<P: Message> Receive<P> {
         ctx: &mut ActorContext<P>,
         message: P,
     ) -> Result<Behavior<P>, Failure> {
-        (self.on_message)(ctx, message)
+        (self.0.on_message)(ctx, message)
     }
 
     pub(crate) fn signal(
@@ -77,7 +82,7 @@ impl<P: Message> Receive<P> {
         ctx: &mut ActorContext<P>,
         signal: &Signal,
     ) -> Result<Behavior<P>, Failure> {
-        match &self.on_signal {
+        match &self.0.on_signal {
             Some(handler) => handler(ctx, signal),
             None => Ok(Behaviors::unhandled()),
         }
@@ -86,10 +91,7 @@ impl<P: Message> Receive<P> {
 
 impl<P: Message> Clone for Receive<P> {
     fn clone(&self) -> Self {
-        Self {
-            on_message: self.on_message.clone(),
-            on_signal: self.on_signal.clone(),
-        }
+        Self(self.0.clone())
     }
 }
 
@@ -102,7 +104,7 @@ impl<P: Message> From<Receive<P>> for Behavior<P> {
 impl<P: Message> fmt::Debug for Receive<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Receive")
-            .field("on_signal", &self.on_signal.is_some())
+            .field("on_signal", &self.0.on_signal.is_some())
             .finish_non_exhaustive()
     }
 }
