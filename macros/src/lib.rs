@@ -1,4 +1,5 @@
-//! The attribute macros of [tapio](https://docs.rs/tapio): `#[message]` and `#[actor]`.
+//! The attribute macros of [tapio](https://docs.rs/tapio): `#[message]`, `#[actor]` and
+//! `#[tapio::test]`.
 //!
 //! Use them through `tapio` (`use tapio::prelude::*;`), which documents what they
 //! generate; the generated code names the runtime through `::tapio`.
@@ -78,5 +79,24 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
             tokens.extend(generated);
             tokens.into()
         }
+    }
+}
+
+/// Run an `async fn` as a test with a fresh `ActorSystem`, terminated at the end; the
+/// test fails if anything leaked. See `tapio::testkit::TestConfig`.
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_tokens = proc_macro2::TokenStream::from(item);
+    let item: syn::Item = match syn::parse2(item_tokens.clone()) {
+        Ok(item) => item,
+        Err(error) => return fallback::tokens_with_errors(item_tokens, error).into(),
+    };
+    let mut errors = Errors::default();
+    let args = parse::test::parse_args(args.into(), &mut errors);
+    let model = parse::test::parse_test(&item, args, &mut errors);
+    match (errors.finish(), model) {
+        (Ok(()), Some(model)) => expand::test::expand(&model).into(),
+        (Err(error), _) => fallback::item_with_errors(&item, error).into(),
+        (Ok(()), None) => quote::quote!(#item).into(),
     }
 }

@@ -1,7 +1,7 @@
 //! What the macros understood of their input. Every part keeps a reference to the
 //! syntax it came from, so an error can point at the exact tokens.
 
-use syn::{Generics, Ident, ImplItemFn, ItemImpl, Type, Visibility};
+use syn::{Generics, Ident, ImplItemFn, ItemFn, ItemImpl, LitInt, Type, Visibility};
 
 /// A `#[message]` item.
 pub(crate) struct MessageModel<'a> {
@@ -51,4 +51,18 @@ pub(crate) struct SignalHandler<'a> {
     pub(crate) is_async: bool,
     /// Whether it takes the context before the signal.
     pub(crate) takes_ctx: bool,
+}
+
+/// A `#[tapio::test]` function.
+pub(crate) struct TestModel<'a> {
+    /// The function as written.
+    pub(crate) function: &'a ItemFn,
+    /// Whether it takes the `ActorSystem`.
+    pub(crate) takes_system: bool,
+    /// `start_paused = true`.
+    pub(crate) start_paused: bool,
+    /// `worker_threads = N`: a multi-thread runtime.
+    pub(crate) worker_threads: Option<LitInt>,
+    /// `shutdown_timeout_ms = N`.
+    pub(crate) shutdown_timeout_ms: Option<LitInt>,
 }

@@ -10,3 +10,9 @@ pub(crate) const VIS: &str = "vis";
 pub(crate) const SIGNAL: &str = "signal";
 /// The suffix of the generated protocol enum: `Counter` gets `CounterMsg`.
 pub(crate) const PROTOCOL_SUFFIX: &str = "Msg";
+/// `#[tapio::test(start_paused = true)]`
+pub(crate) const START_PAUSED: &str = "start_paused";
+/// `#[tapio::test(worker_threads = 2)]`
+pub(crate) const WORKER_THREADS: &str = "worker_threads";
+/// `#[tapio::test(shutdown_timeout_ms = 500)]`
+pub(crate) const SHUTDOWN_TIMEOUT_MS: &str = "shutdown_timeout_ms";

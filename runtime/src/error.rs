@@ -36,6 +36,15 @@ pub enum SpawnError {
         /// The name of the system.
         system: String,
     },
+    /// The system runs no actors: it belongs to a `BehaviorTestKit`.
+    #[error(
+        "the actor system {system:?} runs no actors (it belongs to a BehaviorTestKit): \
+         spawn children with `ctx.spawn`, which the kit records"
+    )]
+    NoRuntime {
+        /// The name of the system.
+        system: String,
+    },
     /// The parent is stopping, and takes no new children.
     #[error("{parent} is stopping and takes no new children")]
     ParentStopping {

@@ -108,6 +108,19 @@ impl fmt::Debug for Failure {
     }
 }
 
+/// Two failures are equal when their errors have the same type and the same text,
+/// and they climbed the same paths: what a test can assert on.
+impl PartialEq for Failure {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.type_name == other.inner.type_name
+            && self.inner.climbed == other.inner.climbed
+            && (Arc::ptr_eq(&self.inner.error, &other.inner.error)
+                || self.inner.error.to_string() == other.inner.error.to_string())
+    }
+}
+
+impl Eq for Failure {}
+
 impl Error for Failure {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&*self.inner.error)

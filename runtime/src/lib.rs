@@ -67,6 +67,10 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+// Lets the crate's own tests use the macros, whose expansion names `::tapio`.
+#[allow(unused_extern_crates)]
+extern crate self as tapio;
+
 mod actor;
 mod behavior;
 mod error;
@@ -77,6 +81,7 @@ mod message;
 mod signal;
 pub mod supervision;
 mod system;
+pub mod testkit;
 
 pub use crate::actor::context::{ActorContext, Ctx};
 pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
@@ -92,7 +97,7 @@ pub use crate::signal::{DeathPact, Signal, Terminated};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
 pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
 
-pub use tapio_macros::{actor, message};
+pub use tapio_macros::{actor, message, test};
 
 /// The names most programs need: `use tapio::prelude::*;`.
 pub mod prelude {

@@ -27,6 +27,8 @@ pub(crate) enum SystemMessage {
     Stop,
     /// The sender wants `Terminated` when this actor stops.
     Watch(AnyActorRef),
+    /// Watch this actor on the receiver's behalf (a test probe, told from outside).
+    WatchFor(AnyActorRef),
     /// The sender no longer wants `Terminated`.
     Unwatch(AnyActorRef),
     /// An actor this one watches has stopped.

@@ -23,8 +23,11 @@
 //! fn assert_message<M: Message>() {}
 //! assert_message::<Ping>();
 //! assert_message::<u64>();
+//! // A request knows what it is answered with.
+//! fn reply_of<R: Request>(_: R) -> std::any::TypeId { std::any::TypeId::of::<R::Reply>() }
+//! assert_eq!(reply_of(HowMany), std::any::TypeId::of::<u64>());
 //! // Every message is a protocol that accepts exactly itself.
-//! fn assert_accepts<P: Accepts<M>, M>() {}
+//! fn assert_accepts<P: Accepts<M>, M: Message>() {}
 //! assert_accepts::<Ping, Ping>();
 //! ```
 

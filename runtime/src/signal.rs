@@ -42,7 +42,8 @@ pub struct Terminated {
 }
 
 impl Terminated {
-    pub(crate) fn new(actor: AnyActorRef) -> Self {
+    /// The signal for `actor`'s end; for handing to a `BehaviorTestKit`.
+    pub fn new(actor: AnyActorRef) -> Self {
         Self { actor }
     }
 

@@ -141,7 +141,8 @@ pub struct ActorSystem {
 pub(crate) struct SystemShared {
     settings: Settings,
     address: Address,
-    runtime: Handle,
+    /// `None` for the system of a `BehaviorTestKit`, which runs no tasks.
+    runtime: Option<Handle>,
     events: EventStream,
     next_uid: AtomicU64,
     next_anonymous: AtomicU64,
@@ -151,6 +152,8 @@ pub(crate) struct SystemShared {
     /// Bit 0: the user guardian has stopped; bit 1: the system guardian has.
     guardians_stopped: watch::Sender<u8>,
     outcome: watch::Sender<Option<Result<(), Failure>>>,
+    /// Actors cancelled at the shutdown deadline, for the testkit's leak report.
+    cancelled: Mutex<Vec<ActorPath>>,
 }
 
 #[derive(Clone)]
@@ -192,10 +195,9 @@ impl ActorSystem {
         }
     }
 
-    fn start(settings: Settings, runtime: Handle) -> Self {
-        let address = Address::local(&settings.name);
-        let shared = Arc::new(SystemShared {
-            address: address.clone(),
+    fn shared_for(settings: Settings, runtime: Option<Handle>) -> Arc<SystemShared> {
+        Arc::new(SystemShared {
+            address: Address::local(&settings.name),
             settings,
             runtime,
             events: EventStream::default(),
@@ -206,8 +208,24 @@ impl ActorSystem {
             guardians: Mutex::new(None),
             guardians_stopped: watch::Sender::new(0),
             outcome: watch::Sender::new(None),
-        });
-        let root = ActorPath::root(address);
+            cancelled: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks.
+    pub(crate) fn detached(name: &str) -> Self {
+        let settings = Settings {
+            name: name.to_owned(),
+            shutdown_timeout: Settings::DEFAULT_SHUTDOWN_TIMEOUT,
+        };
+        Self {
+            shared: Self::shared_for(settings, None),
+        }
+    }
+
+    fn start(settings: Settings, runtime: Handle) -> Self {
+        let shared = Self::shared_for(settings, Some(runtime));
+        let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
                 root.child(name),
@@ -215,17 +233,20 @@ impl ActorSystem {
                 shared.clone(),
                 Parent::System,
             );
-            let (cell, task) = spawn::start_cell(core, Behaviors::ignore::<GuardianMsg>());
-            (AnyActorRef::from_cell(cell as Arc<dyn AnyCell>), task)
+            let (cell, task) = spawn::start_cell(core, Behaviors::ignore::<GuardianMsg>())?;
+            Some((AnyActorRef::from_cell(cell as Arc<dyn AnyCell>), task))
         };
-        let (user, user_task) = guardian("user");
-        let (system, system_task) = guardian("system");
-        *shared.guardians() = Some(Guardians {
-            user,
-            user_task,
-            system,
-            system_task,
-        });
+        // The runtime was just found, so the guardians can always be started.
+        if let (Some((user, user_task)), Some((system, system_task))) =
+            (guardian("user"), guardian("system"))
+        {
+            *shared.guardians() = Some(Guardians {
+                user,
+                user_task,
+                system,
+                system_task,
+            });
+        }
         Self { shared }
     }
 
@@ -315,6 +336,11 @@ impl ActorSystem {
     }
 
     fn terminated(&self) -> SpawnError {
+        if self.shared.runtime.is_none() {
+            return SpawnError::NoRuntime {
+                system: self.name().to_owned(),
+            };
+        }
         SpawnError::SystemTerminated {
             system: self.name().to_owned(),
         }
@@ -380,8 +406,16 @@ impl SystemShared {
         &self.settings.name
     }
 
-    pub(crate) fn runtime(&self) -> &Handle {
-        &self.runtime
+    pub(crate) fn runtime(&self) -> Option<&Handle> {
+        self.runtime.as_ref()
+    }
+
+    /// The actors cancelled at the shutdown deadline.
+    pub(crate) fn cancelled_at_deadline(&self) -> Vec<ActorPath> {
+        self.cancelled
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
     }
 
     pub(crate) fn next_uid(&self) -> u64 {
@@ -461,8 +495,12 @@ impl SystemShared {
         if self.terminating.swap(true, Ordering::AcqRel) {
             return;
         }
+        let Some(runtime) = &self.runtime else {
+            self.outcome.send_replace(Some(failure.map_or(Ok(()), Err)));
+            return;
+        };
         let shared = self.clone();
-        self.runtime.spawn(async move {
+        runtime.spawn(async move {
             let outcome = match failure {
                 Some(failure) => Err(failure),
                 None => Ok(()),
@@ -490,8 +528,13 @@ impl SystemShared {
                 timeout = ?self.settings.shutdown_timeout,
                 "the actor tree did not stop within the shutdown timeout; cancelling what is left"
             );
-            cancel_tree(&guardians.user);
-            cancel_tree(&guardians.system);
+            let mut cancelled = Vec::new();
+            cancel_tree(&guardians.user, &mut cancelled);
+            cancel_tree(&guardians.system, &mut cancelled);
+            *self
+                .cancelled
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
             guardians.user_task.abort();
             guardians.system_task.abort();
         }
@@ -499,12 +542,14 @@ impl SystemShared {
     }
 }
 
-/// Cancel every task below `root`, deepest first, and empty the child tables.
-fn cancel_tree(root: &AnyActorRef) {
+/// Cancel every task below `root`, deepest first, empty the child tables, and list
+/// the actors cancelled.
+fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<ActorPath>) {
     let entries = root.core().children().drain();
     for entry in entries {
-        cancel_tree(&entry.child);
+        cancel_tree(&entry.child, cancelled);
         entry.abort.abort();
+        cancelled.push(entry.child.path().clone());
     }
 }
 

@@ -3,6 +3,7 @@
 pub(crate) mod dispatch;
 pub(crate) mod message;
 pub(crate) mod protocol;
+pub(crate) mod test;
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -2,3 +2,4 @@
 
 pub(crate) mod actor;
 pub(crate) mod message;
+pub(crate) mod test;

@@ -15,7 +15,6 @@
 
 use std::collections::HashSet;
 use std::future::{Future, poll_fn};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -25,10 +24,11 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
+use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
 use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
-use crate::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
+use crate::behavior::{Behavior, Kind};
 use crate::events::DeadLetterReason;
-use crate::failure::{Failure, InvalidBehavior};
+use crate::failure::Failure;
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
 use crate::signal::{DeathPact, Signal, Terminated};
@@ -58,7 +58,7 @@ pub(crate) fn run<P: Message>(
             let next = poll_fn(|cx| state.poll_event(cx)).await;
             let slow = match next {
                 Ok(message) => {
-                    let outcome = match dispatch(&mut state.running, &mut state.ctx, message) {
+                    let outcome = match state.running.dispatch(&mut state.ctx, message) {
                         Dispatched::Same => continue,
                         Dispatched::Done(outcome) => outcome,
                         Dispatched::Pending(future) => Guarded(future).await,
@@ -87,18 +87,6 @@ pub(crate) fn run<P: Message>(
     }
 }
 
-/// The running incarnation.
-enum Running<P: Message> {
-    /// The behavior the actor was spawned with, before the task first runs.
-    Unstarted(Behavior<P>),
-    /// Between incarnations, or stopped.
-    Idle,
-    Receive(Receive<P>),
-    Actor(Box<dyn Actor<Msg = P>>),
-    Empty,
-    Ignore,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Running,
@@ -120,8 +108,6 @@ enum Slow {
     Finish,
 }
 
-type HandlerFuture<'a, P> = Pin<Box<dyn Future<Output = Result<Behavior<P>, Failure>> + Send + 'a>>;
-
 /// State most actors never need, allocated on first use.
 struct Rare<P: Message> {
     watchers: HashSet<AnyActorRef>,
@@ -132,6 +118,18 @@ struct Rare<P: Message> {
     backoff: Option<Pin<Box<Sleep>>>,
     /// While stopping because of an escalation: the failure for the parent.
     escalate: Option<Failure>,
+}
+
+impl<P: Message> Rare<P> {
+    fn boxed() -> Box<Self> {
+        Box::new(Self {
+            watchers: HashSet::new(),
+            levels: Vec::new(),
+            restart_level: 0,
+            backoff: None,
+            escalate: None,
+        })
+    }
 }
 
 struct CellState<P: Message> {
@@ -153,16 +151,26 @@ impl<P: Message> CellState<P> {
         self.start(behavior, 0).err()
     }
 
+    /// Start `behavior`, keeping the first `keep_levels` supervision levels (a
+    /// restart keeps the ones above the level it restarts from).
+    fn start(&mut self, behavior: Behavior<P>, keep_levels: usize) -> Result<(), Failure> {
+        if let Some(rare) = &mut self.rare {
+            rare.levels.truncate(keep_levels);
+        }
+        let rare = &mut self.rare;
+        let started = self.running.start(&mut self.ctx, behavior, &mut |spec| {
+            rare.get_or_insert_with(Rare::boxed)
+                .levels
+                .push(Level::new(spec));
+        })?;
+        if started == Started::Stopped {
+            self.begin_stop(None);
+        }
+        Ok(())
+    }
+
     fn rare(&mut self) -> &mut Rare<P> {
-        self.rare.get_or_insert_with(|| {
-            Box::new(Rare {
-                watchers: HashSet::new(),
-                levels: Vec::new(),
-                restart_level: 0,
-                backoff: None,
-                escalate: None,
-            })
-        })
+        self.rare.get_or_insert_with(Rare::boxed)
     }
 
     fn levels_len(&self) -> usize {
@@ -219,55 +227,6 @@ impl<P: Message> CellState<P> {
         Poll::Pending
     }
 
-    /// Start `behavior`: run setups, record supervision, install what it builds.
-    /// `keep_levels` supervision levels stay from before (a restart keeps the ones
-    /// above the level it restarts from).
-    fn start(&mut self, behavior: Behavior<P>, keep_levels: usize) -> Result<(), Failure> {
-        if let Some(rare) = &mut self.rare {
-            rare.levels.truncate(keep_levels);
-        }
-        let mut next = behavior;
-        loop {
-            self.running = match next.kind {
-                Kind::Setup(factory) => {
-                    let ctx = &mut self.ctx;
-                    let started = catch_unwind(AssertUnwindSafe(|| factory(ctx)))
-                        .map_err(Failure::from_panic)??;
-                    match started.0 {
-                        StartedKind::Behavior(behavior) => {
-                            next = behavior;
-                            continue;
-                        }
-                        StartedKind::Actor(actor) => Running::Actor(actor),
-                    }
-                }
-                Kind::Supervise(spec) => {
-                    next = spec.inner.clone();
-                    self.rare().levels.push(Level::new(spec));
-                    continue;
-                }
-                Kind::Actor(factory) => {
-                    let actor = catch_unwind(AssertUnwindSafe(|| factory()))
-                        .map_err(Failure::from_panic)?;
-                    Running::Actor(actor)
-                }
-                Kind::Receive(receive) => Running::Receive(receive),
-                Kind::Empty => Running::Empty,
-                Kind::Ignore => Running::Ignore,
-                Kind::Stopped => {
-                    self.begin_stop(None);
-                    return Ok(());
-                }
-                Kind::Same | Kind::Unhandled => {
-                    return Err(Failure::new(InvalidBehavior(
-                        "an actor cannot start as `same` or `unhandled`: give it a behavior that handles messages",
-                    )));
-                }
-            };
-            return Ok(());
-        }
-    }
-
     /// Apply a handler's answer: keep going, record an unhandled message, stop, or
     /// switch. A failure (the handler's, or a new behavior's setup) is returned for
     /// [`CellState::fail`].
@@ -298,32 +257,6 @@ impl<P: Message> CellState<P> {
         }
     }
 
-    /// Deliver a signal to the running incarnation.
-    async fn signal(&mut self, signal: Signal) -> Result<Behavior<P>, Failure> {
-        match &mut self.running {
-            Running::Receive(receive) => {
-                let ctx = &mut self.ctx;
-                catch_unwind(AssertUnwindSafe(|| receive.signal(ctx, &signal)))
-                    .unwrap_or_else(|panic| Err(Failure::from_panic(panic)))
-            }
-            Running::Actor(actor) => {
-                let (ctx, signal) = (&mut self.ctx, &signal);
-                let call = move || {
-                    let (actor, ctx) = (actor, ctx);
-                    actor.signal(ctx, signal).0
-                };
-                match catch_unwind(AssertUnwindSafe(call)) {
-                    Ok(HandledKind::Ready(outcome)) => outcome,
-                    Ok(HandledKind::Pending(future)) => Guarded(future).await,
-                    Err(panic) => Err(Failure::from_panic(panic)),
-                }
-            }
-            Running::Empty | Running::Ignore | Running::Idle | Running::Unstarted(_) => {
-                Ok(Behaviors::unhandled())
-            }
-        }
-    }
-
     async fn on_system(&mut self, message: SystemMessage) {
         match message {
             SystemMessage::Stop => self.begin_stop(None),
@@ -332,6 +265,7 @@ impl<P: Message> CellState<P> {
                     self.rare().watchers.insert(watcher);
                 }
             }
+            SystemMessage::WatchFor(target) => self.ctx.watch_any(target),
             SystemMessage::Unwatch(watcher) => {
                 if let Some(rare) = &mut self.rare {
                     rare.watchers.remove(&watcher);
@@ -341,9 +275,8 @@ impl<P: Message> CellState<P> {
                 if self.phase != Phase::Running || !self.ctx.take_watch(&actor) {
                     return;
                 }
-                let outcome = self
-                    .signal(Signal::Terminated(Terminated::new(actor.clone())))
-                    .await;
+                let terminated = Signal::Terminated(Terminated::new(actor.clone()));
+                let outcome = self.running.signal(&mut self.ctx, terminated).await;
                 let failure = match outcome {
                     Ok(next) if next.is_unhandled() => Some(Failure::new(DeathPact { actor })),
                     outcome => self.apply(outcome),
@@ -408,7 +341,7 @@ impl<P: Message> CellState<P> {
     }
 
     async fn begin_restart(&mut self, level: usize, delay: Option<Duration>) {
-        if let Err(failure) = self.signal(Signal::PreRestart).await {
+        if let Err(failure) = self.running.signal(&mut self.ctx, Signal::PreRestart).await {
             tracing::warn!(error = %failure, "PreRestart handler failed; restarting anyway");
         }
         self.running = Running::Idle;
@@ -479,7 +412,7 @@ impl<P: Message> CellState<P> {
 
     /// Every child has stopped: `PostStop`, then tell the watchers and the parent.
     async fn finish(&mut self) {
-        if let Err(failure) = self.signal(Signal::PostStop).await {
+        if let Err(failure) = self.running.signal(&mut self.ctx, Signal::PostStop).await {
             tracing::warn!(error = %failure, "PostStop handler failed");
         }
         self.phase = Phase::Finished;
@@ -529,58 +462,6 @@ impl<P: Message> Drop for CellState<P> {
     }
 }
 
-/// What handing a message to the running incarnation gave.
-enum Dispatched<'a, P: Message> {
-    /// The handler answered "the same": nothing to apply. Told apart early, because it
-    /// is almost every message, and moving the whole answer around costs more than
-    /// handling it.
-    Same,
-    /// The handler's answer.
-    Done(Result<Behavior<P>, Failure>),
-    /// The future of an `async` handler, borrowing the actor and its context.
-    Pending(HandlerFuture<'a, P>),
-    /// No incarnation is running: the message comes back.
-    Nowhere(P),
-}
-
-/// Hand `message` to the running incarnation. A free function over the two fields it
-/// borrows, so the cell can apply the answer once a pending handler is done.
-#[inline]
-fn dispatch<'a, P: Message>(
-    running: &'a mut Running<P>,
-    ctx: &'a mut ActorContext<P>,
-    message: P,
-) -> Dispatched<'a, P> {
-    let outcome = match running {
-        Running::Receive(receive) => {
-            match catch_unwind(AssertUnwindSafe(|| receive.message(ctx, message))) {
-                Ok(outcome) => outcome,
-                Err(panic) => Err(Failure::from_panic(panic)),
-            }
-        }
-        Running::Actor(actor) => {
-            // Moving the borrows in makes the closure `FnOnce`, so what it returns may
-            // keep borrowing the actor and its context.
-            let call = move || {
-                let (actor, ctx) = (actor, ctx);
-                actor.handle(ctx, message).0
-            };
-            match catch_unwind(AssertUnwindSafe(call)) {
-                Ok(HandledKind::Ready(outcome)) => outcome,
-                Ok(HandledKind::Pending(future)) => return Dispatched::Pending(future),
-                Err(panic) => Err(Failure::from_panic(panic)),
-            }
-        }
-        Running::Empty => Ok(Behaviors::unhandled()),
-        Running::Ignore => return Dispatched::Same,
-        Running::Idle | Running::Unstarted(_) => return Dispatched::Nowhere(message),
-    };
-    match outcome {
-        Ok(Behavior { kind: Kind::Same }) => Dispatched::Same,
-        outcome => Dispatched::Done(outcome),
-    }
-}
-
 /// A message that arrived while no incarnation runs becomes a dead letter.
 fn undeliverable<P: Message>(cell: &LocalCell<P>, message: P) {
     cell.core.system().dead_letter(
@@ -588,19 +469,4 @@ fn undeliverable<P: Message>(cell: &LocalCell<P>, message: P) {
         cell.core.path(),
         DeadLetterReason::RecipientStopped,
     );
-}
-
-/// A handler's future, with a panic in it turned into a failure.
-struct Guarded<'a, P: Message>(HandlerFuture<'a, P>);
-
-impl<P: Message> Future for Guarded<'_, P> {
-    type Output = Result<Behavior<P>, Failure>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(panic) => Poll::Ready(Err(Failure::from_panic(panic))),
-        }
-    }
 }

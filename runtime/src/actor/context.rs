@@ -10,6 +10,7 @@ use crate::error::{NotAChild, SpawnError};
 use crate::mailbox::SystemMessage;
 use crate::message::{Message, Protocol};
 use crate::system::ActorSystem;
+use crate::testkit::Recorder;
 
 /// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`
 /// in an `#[actor]` block, or `&mut Ctx<MyMessage>` in a functional behavior.
@@ -22,15 +23,43 @@ pub type Ctx<T> = ActorContext<<T as Protocol>::Msg>;
 /// the cell runs each handler inside the actor's span ([`ActorContext::log`]).
 pub struct ActorContext<P: Message> {
     self_ref: ActorRef<P>,
-    watching: Option<Box<HashSet<AnyActorRef>>>,
+    extra: Option<Box<Extra>>,
+}
+
+/// What most contexts never need, allocated on first use.
+#[derive(Default)]
+struct Extra {
+    watching: HashSet<AnyActorRef>,
+    /// Set when a `BehaviorTestKit` runs the behavior: spawns, stops and watches are
+    /// recorded there instead of done.
+    recorder: Option<Recorder>,
 }
 
 impl<P: Message> ActorContext<P> {
     pub(crate) fn new(self_ref: ActorRef<P>) -> Self {
         Self {
             self_ref,
-            watching: None,
+            extra: None,
         }
+    }
+
+    /// A context whose effects are recorded rather than carried out.
+    pub(crate) fn recording(self_ref: ActorRef<P>, recorder: Recorder) -> Self {
+        Self {
+            self_ref,
+            extra: Some(Box::new(Extra {
+                watching: HashSet::new(),
+                recorder: Some(recorder),
+            })),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    pub(crate) fn recorder(&mut self) -> Option<&mut Recorder> {
+        self.extra.as_mut()?.recorder.as_mut()
     }
 
     /// This actor's own ref, to hand out in messages.
@@ -67,11 +96,11 @@ impl<P: Message> ActorContext<P> {
         Q: Message,
         B: IntoBehavior<Q>,
     {
-        spawn::spawn_child(
-            &self.self_ref.erase(),
-            behavior.into_behavior(),
-            ChildName::Given(name),
-        )
+        let parent = self.self_ref.erase();
+        if let Some(recorder) = self.recorder() {
+            return recorder.spawn(&parent, behavior.into_behavior(), ChildName::Given(name));
+        }
+        spawn::spawn_child(&parent, behavior.into_behavior(), ChildName::Given(name))
     }
 
     /// Spawn a child with a name picked for it (`$a`, `$b`, ...).
@@ -84,11 +113,11 @@ impl<P: Message> ActorContext<P> {
         Q: Message,
         B: IntoBehavior<Q>,
     {
-        spawn::spawn_child(
-            &self.self_ref.erase(),
-            behavior.into_behavior(),
-            ChildName::Anonymous,
-        )
+        let parent = self.self_ref.erase();
+        if let Some(recorder) = self.recorder() {
+            return recorder.spawn(&parent, behavior.into_behavior(), ChildName::Anonymous);
+        }
+        spawn::spawn_child(&parent, behavior.into_behavior(), ChildName::Anonymous)
     }
 
     /// Stop a child. It stops its own children first, sees `PostStop`, and then its
@@ -100,9 +129,12 @@ impl<P: Message> ActorContext<P> {
     /// [`NotAChild`] if `child` is not a live child of this actor.
     pub fn stop<Q: Message>(&mut self, child: &ActorRef<Q>) -> Result<(), NotAChild> {
         let child = child.erase();
+        let caller = self.path().clone();
+        if let Some(recorder) = self.recorder() {
+            return recorder.stop(&child, caller);
+        }
         let is_child = self
             .self_ref
-            .erase()
             .core()
             .children()
             .get(child.path().name())
@@ -110,7 +142,7 @@ impl<P: Message> ActorContext<P> {
         if !is_child {
             return Err(NotAChild {
                 target: child.path().clone(),
-                caller: self.path().clone(),
+                caller,
             });
         }
         // A child that has already stopped has nothing left to stop.
@@ -119,14 +151,19 @@ impl<P: Message> ActorContext<P> {
     }
 
     /// The live children of this actor.
-    pub fn children(&self) -> Vec<AnyActorRef> {
-        self.self_ref.erase().core().children().refs()
+    pub fn children(&mut self) -> Vec<AnyActorRef> {
+        if let Some(recorder) = self.recorder() {
+            return recorder.children();
+        }
+        self.self_ref.core().children().refs()
     }
 
     /// The live child named `name`, if there is one.
-    pub fn child(&self, name: &str) -> Option<AnyActorRef> {
+    pub fn child(&mut self, name: &str) -> Option<AnyActorRef> {
+        if let Some(recorder) = self.recorder() {
+            return recorder.child(name);
+        }
         self.self_ref
-            .erase()
             .core()
             .children()
             .get(name)
@@ -143,11 +180,11 @@ impl<P: Message> ActorContext<P> {
 
     pub(crate) fn watch_any(&mut self, target: AnyActorRef) {
         let me = self.self_ref.erase();
-        if target == me {
+        if target == me || !self.extra().watching.insert(target.clone()) {
             return;
         }
-        let watching = self.watching.get_or_insert_with(Default::default);
-        if !watching.insert(target.clone()) {
+        if let Some(recorder) = self.recorder() {
+            recorder.watched(target);
             return;
         }
         if let Err(SystemMessage::Watch(_)) = target.send_system(SystemMessage::Watch(me.clone())) {
@@ -163,30 +200,31 @@ impl<P: Message> ActorContext<P> {
     }
 
     pub(crate) fn unwatch_any(&mut self, target: &AnyActorRef) {
-        let removed = self
-            .watching
-            .as_mut()
-            .is_some_and(|watching| watching.remove(target));
-        if removed {
-            let _ = target.send_system(SystemMessage::Unwatch(self.self_ref.erase()));
+        if !self.take_watch(target) {
+            return;
         }
+        if let Some(recorder) = self.recorder() {
+            recorder.unwatched(target.clone());
+            return;
+        }
+        let _ = target.send_system(SystemMessage::Unwatch(self.self_ref.erase()));
     }
 
     /// Whether this actor watches `target`; forgets the watch if so. Used when a
     /// `Terminated` arrives, so that it is delivered at most once.
     pub(crate) fn take_watch(&mut self, target: &AnyActorRef) -> bool {
-        self.watching
+        self.extra
             .as_mut()
-            .is_some_and(|watching| watching.remove(target))
+            .is_some_and(|extra| extra.watching.remove(target))
     }
 
     /// Drop every watch (on restart and on stop), telling each target.
     pub(crate) fn unwatch_all(&mut self) {
-        let Some(watching) = self.watching.take() else {
+        let Some(extra) = self.extra.as_mut() else {
             return;
         };
         let me = self.self_ref.erase();
-        for target in watching.into_iter() {
+        for target in std::mem::take(&mut extra.watching) {
             let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
         }
     }

@@ -66,7 +66,9 @@ pub(crate) fn spawn_child<Q: Message>(
         system.clone(),
         Parent::Cell(parent.clone()),
     );
-    let (cell, abort) = start_cell(core, behavior);
+    let (cell, abort) = start_cell(core, behavior).ok_or_else(|| SpawnError::NoRuntime {
+        system: system.name().to_owned(),
+    })?;
     children.insert(ChildEntry {
         child: AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>),
         abort,
@@ -74,12 +76,14 @@ pub(crate) fn spawn_child<Q: Message>(
     Ok(ActorRef::local(cell))
 }
 
-/// Create the cell for `core` and spawn its task on the system's runtime.
+/// Create the cell for `core` and spawn its task on the system's runtime; `None`
+/// for a system without one.
 pub(crate) fn start_cell<Q: Message>(
     core: CellCore,
     behavior: Behavior<Q>,
-) -> (Arc<LocalCell<Q>>, tokio::task::AbortHandle) {
+) -> Option<(Arc<LocalCell<Q>>, tokio::task::AbortHandle)> {
     let system = core.system().clone();
+    let runtime = system.runtime()?.clone();
     let cell = Arc::new(LocalCell {
         core,
         user: UserLane::new(),
@@ -90,9 +94,9 @@ pub(crate) fn start_cell<Q: Message>(
     // Without a subscriber that wants the span, the task goes without it: a span
     // that records nothing would still cost every actor its size.
     let task = if span.is_disabled() {
-        system.runtime().spawn(task)
+        runtime.spawn(task)
     } else {
-        system.runtime().spawn(task.instrument(span))
+        runtime.spawn(task.instrument(span))
     };
-    (cell, task.abort_handle())
+    Some((cell, task.abort_handle()))
 }

@@ -1,0 +1,100 @@
+//! Parsing `#[tapio::test]`: its arguments and the test function.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::{FnArg, Item, ItemFn, LitBool, LitInt};
+
+use crate::errors::Errors;
+use crate::model::TestModel;
+use crate::parse::message::item_keyword_span;
+use crate::symbol::{SHUTDOWN_TIMEOUT_MS, START_PAUSED, WORKER_THREADS};
+
+/// The arguments of `#[tapio::test(..)]`.
+#[derive(Default)]
+pub(crate) struct TestArgs {
+    start_paused: Option<LitBool>,
+    worker_threads: Option<LitInt>,
+    shutdown_timeout_ms: Option<LitInt>,
+}
+
+/// Parse the attribute's arguments, recording what is wrong with them.
+pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> TestArgs {
+    let mut parsed = TestArgs::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident(START_PAUSED) {
+            parsed.start_paused = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident(WORKER_THREADS) {
+            parsed.worker_threads = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident(SHUTDOWN_TIMEOUT_MS) {
+            parsed.shutdown_timeout_ms = Some(meta.value()?.parse()?);
+        } else {
+            return Err(meta.error(format!(
+                "unknown argument: `#[tapio::test]` takes `{START_PAUSED} = true`, `{WORKER_THREADS} = 2` and `{SHUTDOWN_TIMEOUT_MS} = 500`"
+            )));
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(args) {
+        errors.push(error);
+    }
+    parsed
+}
+
+const USAGE: &str = "`#[tapio::test]` goes on an `async fn` that takes the test's system: `#[tapio::test] async fn it_works(system: ActorSystem) { .. }`";
+
+/// The model of the test, if the item is an `async fn` with at most one parameter.
+pub(crate) fn parse_test<'a>(
+    item: &'a Item,
+    args: TestArgs,
+    errors: &mut Errors,
+) -> Option<TestModel<'a>> {
+    let Item::Fn(function) = item else {
+        errors.push(syn::Error::new(item_keyword_span(item), USAGE));
+        return None;
+    };
+    let ItemFn { sig, .. } = function;
+    if sig.asyncness.is_none() {
+        errors.error(sig.fn_token, format!("the test must be `async`: {USAGE}"));
+        return None;
+    }
+    if !sig.generics.params.is_empty() {
+        errors.error(&sig.generics, "a test cannot be generic");
+        return None;
+    }
+    let mut inputs = sig.inputs.iter();
+    let takes_system = match inputs.next() {
+        None => false,
+        Some(FnArg::Typed(_)) => true,
+        Some(receiver @ FnArg::Receiver(_)) => {
+            errors.error(receiver, format!("a test has no `self`: {USAGE}"));
+            return None;
+        }
+    };
+    if let Some(extra) = inputs.next() {
+        errors.error(
+            extra,
+            format!("a test takes at most its `ActorSystem`: {USAGE}"),
+        );
+        return None;
+    }
+    if let Some(workers) = &args.worker_threads {
+        if workers.base10_parse::<usize>().map_or(true, |n| n == 0) {
+            errors.error(workers, "`worker_threads` must be at least 1");
+        }
+    }
+    if let (Some(paused), Some(workers)) = (&args.start_paused, &args.worker_threads) {
+        if paused.value {
+            errors.error(
+                workers,
+                "tokio's clock can be paused only on a current-thread runtime: drop `worker_threads` or `start_paused`",
+            );
+        }
+    }
+    Some(TestModel {
+        function,
+        takes_system,
+        start_paused: args.start_paused.is_some_and(|b| b.value),
+        worker_threads: args.worker_threads,
+        shutdown_timeout_ms: args.shutdown_timeout_ms,
+    })
+}

@@ -1,0 +1,223 @@
+//! A test that gets a fresh system, terminates it at the end, and fails on leaks.
+
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use crate::actor::ActorPath;
+use crate::system::ActorSystem;
+
+/// How to run one actor test: what `#[tapio::test]` expands to.
+///
+/// [`run`](Self::run) builds a tokio runtime, starts an [`ActorSystem`] named after
+/// the test, runs the body with it, then terminates the system and checks that
+/// nothing leaked (see [`LeakReport`]); a leak fails the test.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use tapio::prelude::*;
+/// use tapio::testkit::{TestConfig, TestProbe};
+///
+/// TestConfig::new("echo_answers").start_paused(true).run(|system: ActorSystem| async move {
+///     let mut probe = TestProbe::<u64>::new(&system);
+///     let to = probe.actor_ref().clone();
+///     let echo = system.spawn(Behaviors::receive_message(move |n: u64| to.tell(n)), "echo").unwrap();
+///     echo.tell(7_u64);
+///     assert_eq!(probe.expect_message(Duration::from_secs(1)).await, 7);
+/// });
+/// ```
+#[derive(Debug, Clone)]
+pub struct TestConfig {
+    name: String,
+    start_paused: bool,
+    worker_threads: Option<usize>,
+    shutdown_timeout: Duration,
+}
+
+impl TestConfig {
+    /// The shutdown deadline of a test's system unless one is given.
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
+
+    /// A test named `name`; the system is named after it.
+    pub fn new(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            start_paused: false,
+            worker_threads: None,
+            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+        }
+    }
+
+    /// Start tokio's clock paused, so timers, backoffs and expectation bounds elapse
+    /// instantly and in order. Needs tapio's `test-util` feature (in the test
+    /// crate's dev-dependencies) and a current-thread runtime.
+    pub fn start_paused(mut self, paused: bool) -> Self {
+        self.start_paused = paused;
+        self
+    }
+
+    /// Run on a multi-thread runtime with this many workers (current-thread by
+    /// default).
+    pub fn worker_threads(mut self, workers: usize) -> Self {
+        self.worker_threads = Some(workers);
+        self
+    }
+
+    /// The deadline the system's shutdown races at the end of the test.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Run `body` with a fresh system; then terminate it and check for leaks.
+    ///
+    /// # Panics
+    ///
+    /// When the body panics or returns an error, when the runtime or the system
+    /// cannot be built, and when something leaked: the panic message is the
+    /// [`LeakReport`].
+    pub fn run<F, Fut>(self, body: F)
+    where
+        F: FnOnce(ActorSystem) -> Fut,
+        Fut: Future,
+        Fut::Output: TestResult,
+    {
+        let mut builder = match self.worker_threads {
+            Some(workers) => {
+                let mut builder = tokio::runtime::Builder::new_multi_thread();
+                builder.worker_threads(workers.max(1));
+                builder
+            }
+            None => tokio::runtime::Builder::new_current_thread(),
+        };
+        builder.enable_all();
+        if self.start_paused {
+            pause_clock(&mut builder);
+        }
+        let runtime = match builder.build() {
+            Ok(runtime) => runtime,
+            Err(error) => panic!("cannot build the test's tokio runtime: {error}"),
+        };
+        let name: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        runtime.block_on(async move {
+            let system = match ActorSystem::builder(&name)
+                .shutdown_timeout(self.shutdown_timeout)
+                .build()
+            {
+                Ok(system) => system,
+                Err(error) => panic!("cannot build the test's actor system: {error}"),
+            };
+            let outcome = body(system.clone()).await.into_outcome();
+            let report = LeakReport::after_terminating(&system).await;
+            if let Err(error) = outcome {
+                panic!("the test returned an error: {error}");
+            }
+            if !report.is_clean() {
+                panic!("{report}");
+            }
+        });
+    }
+}
+
+#[cfg(feature = "test-util")]
+fn pause_clock(builder: &mut tokio::runtime::Builder) {
+    builder.start_paused(true);
+}
+
+#[cfg(not(feature = "test-util"))]
+fn pause_clock(_: &mut tokio::runtime::Builder) {
+    panic!(
+        "`start_paused` needs tapio's `test-util` feature: add `features = [\"test-util\"]` to tapio in [dev-dependencies]"
+    );
+}
+
+/// What a test body may return: `()` or a `Result` whose error fails the test.
+pub trait TestResult {
+    /// `Err` with the error's text when the test failed.
+    fn into_outcome(self) -> Result<(), String>;
+}
+
+impl TestResult for () {
+    fn into_outcome(self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl<E: fmt::Debug> TestResult for Result<(), E> {
+    fn into_outcome(self) -> Result<(), String> {
+        self.map_err(|error| format!("{error:?}"))
+    }
+}
+
+/// What a terminated system left behind.
+///
+/// Terminating a system stops every actor; a clean test leaves nothing after that:
+/// - no actor cancelled at the shutdown deadline, still inside a handler;
+/// - no actor task still running (a handler blocking its thread cannot be cancelled).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LeakReport {
+    system: String,
+    /// Actors that were still in a handler when the shutdown deadline passed.
+    pub cancelled: Vec<ActorPath>,
+    /// Actor tasks still running after termination (guardians included).
+    pub running_tasks: usize,
+}
+
+impl LeakReport {
+    /// Terminate `system`, wait (a bounded while) for its tasks to end, and report
+    /// what is left.
+    pub async fn after_terminating(system: &ActorSystem) -> Self {
+        system.terminate().await;
+        // Cancelled tasks are dropped by the runtime when it next runs them; give it
+        // the chance, for at most a second of real time.
+        let started = std::time::Instant::now();
+        while system.live_actors() > 0 && started.elapsed() < Duration::from_secs(1) {
+            tokio::task::yield_now().await;
+        }
+        Self {
+            system: system.name().to_owned(),
+            cancelled: system.shared().cancelled_at_deadline(),
+            running_tasks: system.live_actors(),
+        }
+    }
+
+    /// Whether nothing leaked.
+    pub fn is_clean(&self) -> bool {
+        self.cancelled.is_empty() && self.running_tasks == 0
+    }
+}
+
+impl fmt::Display for LeakReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_clean() {
+            return write!(f, "the actor system {:?} left nothing behind", self.system);
+        }
+        write!(f, "the actor system {:?} leaked:", self.system)?;
+        for path in &self.cancelled {
+            write!(
+                f,
+                "\n- {path} was still in a handler at the shutdown deadline and was cancelled"
+            )?;
+        }
+        if self.running_tasks > 0 {
+            write!(
+                f,
+                "\n- {} actor task(s) still running after termination (a handler blocking its thread?)",
+                self.running_tasks
+            )?;
+        }
+        Ok(())
+    }
+}

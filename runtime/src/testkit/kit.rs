@@ -1,0 +1,458 @@
+//! `BehaviorTestKit`: a behavior run synchronously, one message or signal at a time.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::actor::context::ActorContext;
+use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
+use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
+use crate::behavior::{Behavior, IntoBehavior, Kind};
+use crate::failure::Failure;
+use crate::message::{Accepts, Message};
+use crate::signal::Signal;
+use crate::system::ActorSystem;
+use crate::testkit::recorder::{Recorder, detached_cell};
+
+/// Something a behavior did through its context, recorded by a [`BehaviorTestKit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Effect {
+    /// `ctx.spawn(behavior, name)`.
+    Spawned {
+        /// The child's name.
+        name: String,
+    },
+    /// `ctx.spawn_anonymous(behavior)`, with the name it was given.
+    SpawnedAnonymous {
+        /// The child's name.
+        name: String,
+    },
+    /// `ctx.stop(child)`.
+    Stopped {
+        /// The child's name.
+        name: String,
+    },
+    /// `ctx.watch(actor)`.
+    Watched {
+        /// The watched actor.
+        actor: AnyActorRef,
+    },
+    /// `ctx.unwatch(actor)`.
+    Unwatched {
+        /// The actor no longer watched.
+        actor: AnyActorRef,
+    },
+}
+
+/// What a behavior answered with, as a [`BehaviorTestKit`] saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// `Behaviors::same()` (or `()`).
+    Same,
+    /// Another behavior, which is now the current one.
+    Switched,
+    /// `Behaviors::stopped()`: the behavior saw `PostStop` and takes no more messages.
+    Stopped,
+    /// `Behaviors::unhandled()`: a real actor would have dead-lettered the message.
+    Unhandled,
+}
+
+/// Why a [`BehaviorTestKit`] could not hand over a child's kit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TestKitError {
+    /// No live child has that name.
+    #[error("the behavior has no live child named {name:?}: check the `Spawned` effects")]
+    NoSuchChild {
+        /// The name asked for.
+        name: String,
+    },
+    /// The child's protocol is not the one asked for.
+    #[error("the child {name:?} has protocol `{actual}`, not `{expected}`")]
+    WrongProtocol {
+        /// The child's name.
+        name: String,
+        /// The protocol asked for.
+        expected: &'static str,
+        /// The child's protocol.
+        actual: &'static str,
+    },
+    /// The child's kit was handed over already.
+    #[error("the test kit of the child {name:?} was taken already; keep the first one")]
+    AlreadyTaken {
+        /// The child's name.
+        name: String,
+    },
+}
+
+/// Runs a behavior synchronously, without a scheduler or a runtime, one message or
+/// signal at a time, and records what it does through its context.
+///
+/// - [`run`](Self::run) hands it a message and returns its [`Outcome`]; a failing
+///   handler's error comes back as `Err` (supervision strategies are not applied:
+///   test those with a real system and a [`TestProbe`](crate::testkit::TestProbe)).
+/// - [`effects`](Self::effects) returns what it did: children spawned and stopped,
+///   actors watched and unwatched.
+/// - Children are not started: each gets a mailbox that collects what is sent to it,
+///   and [`child_kit`](Self::child_kit) turns it into a kit of its own.
+/// - What the behavior sends to its own ref waits in [`take_queued`](Self::take_queued)
+///   or is run by [`run_queued`](Self::run_queued); what it sends to a
+///   [`TestInbox`](crate::testkit::TestInbox) waits there.
+///
+/// An `async` handler is polled once by [`run`](Self::run); one that waits for
+/// something outside the actor needs [`run_async`](Self::run_async) inside a runtime.
+///
+/// # Examples
+///
+/// ```
+/// use tapio::prelude::*;
+/// use tapio::testkit::{BehaviorTestKit, Effect, Outcome};
+///
+/// #[message]
+/// pub struct Hire(pub String);
+///
+/// let boss = Behaviors::receive(|ctx, Hire(name): Hire| {
+///     ctx.spawn(Behaviors::ignore::<u64>(), &name).map(|_| ())
+/// });
+/// let mut kit = BehaviorTestKit::new(boss);
+/// assert_eq!(kit.run(Hire("ada".into())), Ok(Outcome::Same));
+/// assert_eq!(kit.effects(), [Effect::Spawned { name: "ada".into() }]);
+/// // A second child with the same name is refused, as it would be for real.
+/// assert!(kit.run(Hire("ada".into())).is_err());
+/// ```
+pub struct BehaviorTestKit<P: Message> {
+    ctx: ActorContext<P>,
+    running: Running<P>,
+    mailbox: DetachedMailbox<P>,
+    alive: bool,
+}
+
+impl<P: Message> BehaviorTestKit<P> {
+    /// Start `behavior` (its setup runs now) as `/user/testkit`.
+    ///
+    /// # Panics
+    ///
+    /// If the setup fails; use [`try_new`](Self::try_new) to get the failure instead.
+    pub fn new(behavior: impl IntoBehavior<P>) -> Self {
+        match Self::try_new(behavior) {
+            Ok(kit) => kit,
+            Err(failure) => panic!("the behavior under test failed to start: {failure}"),
+        }
+    }
+
+    /// Start `behavior`, or return the failure of its setup.
+    ///
+    /// # Errors
+    ///
+    /// The failure of the behavior's setup.
+    pub fn try_new(behavior: impl IntoBehavior<P>) -> Result<Self, Failure> {
+        let system = ActorSystem::detached("testkit");
+        let path = ActorPath::root(Address::local("testkit"))
+            .child("user")
+            .child("testkit");
+        let cell = detached_cell::<P>(&system, path, Parent::System);
+        Self::start(cell, behavior.into_behavior(), system)
+    }
+
+    fn start(
+        cell: Arc<LocalCell<P>>,
+        behavior: Behavior<P>,
+        system: ActorSystem,
+    ) -> Result<Self, Failure> {
+        let mut kit = Self {
+            ctx: ActorContext::recording(ActorRef::local(cell.clone()), Recorder::new(system)),
+            running: Running::Idle,
+            mailbox: DetachedMailbox::new(cell),
+            alive: true,
+        };
+        if kit.running.start(&mut kit.ctx, behavior, &mut |_| {})? == Started::Stopped {
+            kit.stop();
+        }
+        Ok(kit)
+    }
+
+    /// The ref of the behavior under test. What is sent to it waits in
+    /// [`take_queued`](Self::take_queued).
+    pub fn self_ref(&self) -> &ActorRef<P> {
+        self.ctx.self_ref()
+    }
+
+    /// Whether the behavior has not stopped.
+    pub fn is_alive(&self) -> bool {
+        self.alive
+    }
+
+    /// Hand the behavior one message.
+    ///
+    /// # Errors
+    ///
+    /// The failure of the handler: the error it returned, or its panic.
+    ///
+    /// # Panics
+    ///
+    /// If the behavior has stopped, or an `async` handler does not finish in one poll.
+    pub fn run<M>(&mut self, message: M) -> Result<Outcome, Failure>
+    where
+        M: Message,
+        P: Accepts<M>,
+    {
+        let outcome = match self.dispatch(P::wrap(message)) {
+            Ok(outcome) => outcome,
+            Err(future) => poll_once(future, "message handler"),
+        };
+        self.apply(outcome)
+    }
+
+    /// Hand the behavior one message, awaiting an `async` handler to the end.
+    ///
+    /// # Errors
+    ///
+    /// The failure of the handler.
+    ///
+    /// # Panics
+    ///
+    /// If the behavior has stopped.
+    pub async fn run_async<M>(&mut self, message: M) -> Result<Outcome, Failure>
+    where
+        M: Message,
+        P: Accepts<M>,
+    {
+        let outcome = match self.dispatch(P::wrap(message)) {
+            Ok(outcome) => outcome,
+            Err(future) => future.await,
+        };
+        self.apply(outcome)
+    }
+
+    /// Run every message waiting for the behavior (sent to its own ref), in order,
+    /// until the queue is empty or a handler fails. Returns how many ran.
+    ///
+    /// # Errors
+    ///
+    /// The first failure.
+    pub fn run_queued(&mut self) -> Result<usize, Failure> {
+        let mut ran = 0;
+        while self.alive {
+            let Some(message) = self.mailbox.next() else {
+                break;
+            };
+            let outcome = match self.dispatch(message) {
+                Ok(outcome) => outcome,
+                Err(future) => poll_once(future, "message handler"),
+            };
+            self.apply(outcome)?;
+            ran += 1;
+        }
+        Ok(ran)
+    }
+
+    /// The messages waiting for the behavior, taken without running them.
+    pub fn take_queued(&mut self) -> Vec<P> {
+        std::iter::from_fn(|| self.mailbox.next()).collect()
+    }
+
+    /// Hand the behavior a signal, such as `Signal::Terminated(..)`.
+    ///
+    /// # Errors
+    ///
+    /// The failure of the signal handler.
+    ///
+    /// # Panics
+    ///
+    /// If the behavior has stopped, or an `async` signal handler does not finish in one
+    /// poll.
+    pub fn signal(&mut self, signal: Signal) -> Result<Outcome, Failure> {
+        self.assert_alive();
+        let outcome = poll_once(
+            Box::pin(self.running.signal(&mut self.ctx, signal)),
+            "signal handler",
+        );
+        self.apply(outcome)
+    }
+
+    /// The effects recorded since the last call, oldest first.
+    pub fn effects(&mut self) -> Vec<Effect> {
+        self.ctx
+            .recorder()
+            .map(Recorder::take_effects)
+            .unwrap_or_default()
+    }
+
+    /// Take the oldest recorded effect and check it is `expected`.
+    ///
+    /// # Panics
+    ///
+    /// If it is not, or there is none; the message lists what was recorded.
+    pub fn expect_effect(&mut self, expected: Effect) {
+        let mut effects = self.effects();
+        if effects.first() != Some(&expected) {
+            panic!("expected the effect {expected:?}, but the behavior recorded {effects:?}");
+        }
+        effects.remove(0);
+        if let Some(recorder) = self.ctx.recorder() {
+            recorder.put_back(effects);
+        }
+    }
+
+    /// A kit for the child named `name`, running the behavior it was spawned with.
+    /// Messages sent to the child so far wait in its queue.
+    ///
+    /// # Errors
+    ///
+    /// [`TestKitError`] when there is no such child, its protocol is not `Q`, or its
+    /// kit was taken already. A failing child setup is reported by the `Result`
+    /// inside.
+    pub fn child_kit<Q: Message>(
+        &mut self,
+        name: &str,
+    ) -> Result<Result<BehaviorTestKit<Q>, Failure>, TestKitError> {
+        let Some(recorder) = self.ctx.recorder() else {
+            return Err(TestKitError::NoSuchChild { name: name.into() });
+        };
+        let system = recorder.system().clone();
+        let child = recorder
+            .child_mut(name)
+            .ok_or_else(|| TestKitError::NoSuchChild { name: name.into() })?;
+        let wrong = || TestKitError::WrongProtocol {
+            name: name.into(),
+            expected: std::any::type_name::<Q>(),
+            actual: child.protocol,
+        };
+        let cell = child
+            .cell
+            .downcast_ref::<Arc<LocalCell<Q>>>()
+            .cloned()
+            .ok_or_else(wrong)?;
+        let behavior = child
+            .behavior
+            .take()
+            .ok_or_else(|| TestKitError::AlreadyTaken { name: name.into() })?;
+        let behavior = match behavior.downcast::<Behavior<Q>>() {
+            Ok(behavior) => *behavior,
+            Err(behavior) => {
+                child.behavior = Some(behavior);
+                return Err(TestKitError::WrongProtocol {
+                    name: name.into(),
+                    expected: std::any::type_name::<Q>(),
+                    actual: child.protocol,
+                });
+            }
+        };
+        Ok(BehaviorTestKit::start(cell, behavior, system))
+    }
+
+    fn assert_alive(&self) {
+        assert!(
+            self.alive,
+            "the behavior under test has stopped and takes no more messages or signals"
+        );
+    }
+
+    /// The handler's answer, or the future of an `async` handler.
+    fn dispatch(&mut self, message: P) -> Result<Result<Behavior<P>, Failure>, Guarded<'_, P>> {
+        self.assert_alive();
+        match self.running.dispatch(&mut self.ctx, message) {
+            Dispatched::Same => Ok(Ok(crate::Behaviors::same())),
+            Dispatched::Done(outcome) => Ok(outcome),
+            Dispatched::Pending(future) => Err(Guarded(future)),
+            // Only reachable after a stop, which `assert_alive` rules out.
+            Dispatched::Nowhere(_) => Ok(Ok(crate::Behaviors::same())),
+        }
+    }
+
+    fn apply(&mut self, outcome: Result<Behavior<P>, Failure>) -> Result<Outcome, Failure> {
+        let next = outcome?;
+        Ok(match next.kind {
+            Kind::Same => Outcome::Same,
+            Kind::Unhandled => Outcome::Unhandled,
+            Kind::Stopped => {
+                self.stop();
+                Outcome::Stopped
+            }
+            kind => {
+                match self
+                    .running
+                    .start(&mut self.ctx, Behavior::from_kind(kind), &mut |_| {})?
+                {
+                    Started::Running => Outcome::Switched,
+                    Started::Stopped => {
+                        self.stop();
+                        Outcome::Stopped
+                    }
+                }
+            }
+        })
+    }
+
+    /// `PostStop`, then no more.
+    fn stop(&mut self) {
+        let _ = poll_once(
+            Box::pin(self.running.signal(&mut self.ctx, Signal::PostStop)),
+            "PostStop handler",
+        );
+        self.running = Running::Idle;
+        self.alive = false;
+    }
+}
+
+impl<P: Message> fmt::Debug for BehaviorTestKit<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BehaviorTestKit")
+            .field("self", self.ctx.self_ref())
+            .field("alive", &self.alive)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Poll a future once, without a runtime.
+///
+/// # Panics
+///
+/// If it is not done after that poll: it waits for something outside the actor.
+fn poll_once<F: Future>(future: F, what: &str) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!(
+            "the {what} awaited something outside the actor and did not finish in one poll: use `run_async` inside a runtime"
+        ),
+    }
+}
+
+/// The mailbox of a cell without a task, read by a test.
+pub(crate) struct DetachedMailbox<M> {
+    cell: Arc<LocalCell<M>>,
+    receiver: Option<UnboundedReceiver<M>>,
+    /// A message looked at and put back.
+    front: Option<M>,
+}
+
+impl<M: Message> DetachedMailbox<M> {
+    pub(crate) fn new(cell: Arc<LocalCell<M>>) -> Self {
+        Self {
+            cell,
+            receiver: None,
+            front: None,
+        }
+    }
+
+    pub(crate) fn next(&mut self) -> Option<M> {
+        if let Some(message) = self.front.take() {
+            return Some(message);
+        }
+        if self.receiver.is_none() {
+            self.receiver = self.cell.user.take_receiver();
+        }
+        self.receiver.as_mut()?.try_recv().ok()
+    }
+
+    pub(crate) fn put_front(&mut self, message: M) {
+        self.front = Some(message);
+    }
+}

@@ -1,0 +1,13 @@
+#![doc = include_str!("../../../docs/testing.md")]
+
+mod harness;
+mod inbox;
+mod kit;
+mod probe;
+mod recorder;
+
+pub use self::harness::{LeakReport, TestConfig, TestResult};
+pub use self::inbox::TestInbox;
+pub use self::kit::{BehaviorTestKit, Effect, Outcome, TestKitError};
+pub use self::probe::TestProbe;
+pub(crate) use self::recorder::Recorder;

@@ -1,0 +1,290 @@
+//! `TestProbe`: an actor a test hands out, with bounded, typed expectations.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::sync::mpsc::{self, UnboundedReceiver};
+use tokio::time::Instant;
+
+use crate::actor::{ActorRef, AnyActorRef};
+use crate::behavior::Behaviors;
+use crate::error::SpawnError;
+use crate::mailbox::SystemMessage;
+use crate::message::Message;
+use crate::signal::Signal;
+use crate::system::ActorSystem;
+
+/// A real actor (under `/system`) whose messages go to the test, with expectations
+/// that each take a bound.
+///
+/// Every expectation waits at most its bound, itself capped at
+/// [`TestProbe::max_wait`] (30 s unless [`with_max_wait`](Self::with_max_wait) says
+/// otherwise), so no expectation can hang a test. A bound of zero looks once, without
+/// waiting. A failed expectation panics with what was expected, what arrived instead
+/// (or that nothing did), and after how long. Under tokio's paused clock
+/// (`start_paused`), waiting out a bound takes no real time.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use tapio::prelude::*;
+/// use tapio::testkit::TestProbe;
+///
+/// #[message]
+/// pub struct Say { pub text: String, pub to: ActorRef<String> }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let system = ActorSystem::new("probing")?;
+/// let mut probe = TestProbe::<String>::new(&system);
+/// let echo = system.spawn(Behaviors::receive_message(|say: Say| say.to.tell(say.text)), "echo")?;
+/// echo.tell(Say { text: "hi".into(), to: probe.actor_ref().clone() });
+/// assert_eq!(probe.expect_message(Duration::from_secs(1)).await, "hi");
+/// probe.expect_no_message(Duration::from_millis(20)).await;
+///
+/// probe.watch(&echo);
+/// system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
+pub struct TestProbe<M: Message> {
+    actor: ActorRef<M>,
+    messages: UnboundedReceiver<M>,
+    terminations: UnboundedReceiver<AnyActorRef>,
+    max_wait: Duration,
+}
+
+static PROBES: AtomicU64 = AtomicU64::new(1);
+
+impl<M: Message> TestProbe<M> {
+    /// The cap on every expectation's bound, unless changed with `with_max_wait`.
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(30);
+
+    /// A probe on `system`.
+    ///
+    /// # Panics
+    ///
+    /// If the system has terminated; [`try_new`](Self::try_new) returns the error.
+    pub fn new(system: &ActorSystem) -> Self {
+        match Self::try_new(system) {
+            Ok(probe) => probe,
+            Err(error) => panic!("cannot start a test probe: {error}"),
+        }
+    }
+
+    /// A probe on `system`.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::SystemTerminated`] once the system is terminating.
+    pub fn try_new(system: &ActorSystem) -> Result<Self, SpawnError> {
+        let (to_test, messages) = mpsc::unbounded_channel();
+        let (terminated, terminations) = mpsc::unbounded_channel();
+        let behavior = Behaviors::receive_message(move |message: M| {
+            let _ = to_test.send(message);
+        })
+        .on_signal(move |_, signal| {
+            if let Signal::Terminated(end) = signal {
+                let _ = terminated.send(end.actor().clone());
+            }
+            Behaviors::same()
+        });
+        let name = format!("probe-{}", PROBES.fetch_add(1, Ordering::Relaxed));
+        let actor = system.spawn_system_actor(behavior, Some(&name))?;
+        Ok(Self {
+            actor,
+            messages,
+            terminations,
+            max_wait: Self::DEFAULT_MAX_WAIT,
+        })
+    }
+
+    /// Cap every expectation's bound at `max_wait` instead of 30 s.
+    pub fn with_max_wait(mut self, max_wait: Duration) -> Self {
+        self.max_wait = max_wait;
+        self
+    }
+
+    /// The cap on every expectation's bound.
+    pub fn max_wait(&self) -> Duration {
+        self.max_wait
+    }
+
+    /// The probe's ref, to hand to the actors under test.
+    pub fn actor_ref(&self) -> &ActorRef<M> {
+        &self.actor
+    }
+
+    fn bound(&self, within: Duration) -> Duration {
+        within.min(self.max_wait)
+    }
+
+    /// The next message, if one arrives within `within`; `Err` says how long it waited
+    /// and whether the probe's actor is gone.
+    async fn next(&mut self, within: Duration) -> Result<M, NotReceived> {
+        let started = Instant::now();
+        let bound = self.bound(within);
+        if let Ok(message) = self.messages.try_recv() {
+            return Ok(message);
+        }
+        if bound.is_zero() {
+            return Err(NotReceived::Timeout(Duration::ZERO));
+        }
+        match tokio::time::timeout(bound, self.messages.recv()).await {
+            Ok(Some(message)) => Ok(message),
+            Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
+            Err(_) => Err(NotReceived::Timeout(started.elapsed())),
+        }
+    }
+
+    fn fail(&self, expected: &str, got: NotReceived) -> ! {
+        let path = self.actor.path();
+        match got {
+            NotReceived::Timeout(waited) => {
+                panic!("{path}: expected {expected}, but nothing arrived within {waited:?}")
+            }
+            NotReceived::Stopped(waited) => panic!(
+                "{path}: expected {expected}, but the probe stopped after {waited:?}: its actor system terminated"
+            ),
+        }
+    }
+
+    /// The next message, which must arrive within `within`.
+    ///
+    /// # Panics
+    ///
+    /// If none arrives in time, or the probe's system terminates first.
+    pub async fn expect_message(&mut self, within: Duration) -> M {
+        match self.next(within).await {
+            Ok(message) => message,
+            Err(got) => self.fail(&format!("a message within {within:?}"), got),
+        }
+    }
+
+    /// The next message, which must arrive within `within` and satisfy `predicate`.
+    ///
+    /// # Panics
+    ///
+    /// If none arrives in time, or the one that does fails the predicate (the message
+    /// says which it was).
+    pub async fn expect_message_where(
+        &mut self,
+        within: Duration,
+        predicate: impl FnOnce(&M) -> bool,
+    ) -> M
+    where
+        M: fmt::Debug,
+    {
+        let started = Instant::now();
+        match self.next(within).await {
+            Ok(message) if predicate(&message) => message,
+            Ok(message) => panic!(
+                "{}: expected a message matching the predicate within {within:?}, but {message:?} arrived after {:?}",
+                self.actor.path(),
+                started.elapsed()
+            ),
+            Err(got) => self.fail(
+                &format!("a message matching the predicate within {within:?}"),
+                got,
+            ),
+        }
+    }
+
+    /// Wait `within` and check that no message arrives.
+    ///
+    /// # Panics
+    ///
+    /// If one does (the message says which, and when).
+    pub async fn expect_no_message(&mut self, within: Duration)
+    where
+        M: fmt::Debug,
+    {
+        let started = Instant::now();
+        if let Ok(message) = self.next(within).await {
+            panic!(
+                "{}: expected no message for {within:?}, but {message:?} arrived after {:?}",
+                self.actor.path(),
+                started.elapsed()
+            );
+        }
+    }
+
+    /// The next `n` messages, which must all arrive within `within` (in total).
+    ///
+    /// # Panics
+    ///
+    /// If fewer arrive in time; the message says how many did.
+    pub async fn receive_messages(&mut self, n: usize, within: Duration) -> Vec<M> {
+        let deadline = Instant::now() + self.bound(within);
+        let mut received = Vec::with_capacity(n);
+        while received.len() < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left).await {
+                Ok(message) => received.push(message),
+                Err(got) => self.fail(
+                    &format!(
+                        "{n} messages within {within:?} (got {} of them)",
+                        received.len()
+                    ),
+                    got,
+                ),
+            }
+        }
+        received
+    }
+
+    /// Watch `target`: its end becomes expectable with
+    /// [`expect_terminated`](Self::expect_terminated).
+    pub fn watch<Q: Message>(&self, target: &ActorRef<Q>) {
+        let _ = self
+            .actor
+            .erase()
+            .send_system(SystemMessage::WatchFor(target.erase()));
+    }
+
+    /// Expect that `target`, watched with [`watch`](Self::watch), stops within
+    /// `within`.
+    ///
+    /// # Panics
+    ///
+    /// If it does not stop in time, or another watched actor's end comes first.
+    pub async fn expect_terminated<Q: Message>(&mut self, target: &ActorRef<Q>, within: Duration) {
+        let started = Instant::now();
+        let bound = self.bound(within);
+        let expected = format!("Terminated({target}) within {within:?}");
+        let got = match self.terminations.try_recv() {
+            Ok(actor) => Ok(actor),
+            Err(_) if bound.is_zero() => Err(NotReceived::Timeout(Duration::ZERO)),
+            Err(_) => match tokio::time::timeout(bound, self.terminations.recv()).await {
+                Ok(Some(actor)) => Ok(actor),
+                Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
+                Err(_) => Err(NotReceived::Timeout(started.elapsed())),
+            },
+        };
+        match got {
+            Ok(actor) if actor == *target => {}
+            Ok(other) => panic!(
+                "{}: expected {expected}, but Terminated({other}) arrived after {:?}",
+                self.actor.path(),
+                started.elapsed()
+            ),
+            Err(got) => self.fail(&expected, got),
+        }
+    }
+}
+
+enum NotReceived {
+    Timeout(Duration),
+    Stopped(Duration),
+}
+
+impl<M: Message> fmt::Debug for TestProbe<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TestProbe")
+            .field("actor", &self.actor)
+            .field("max_wait", &self.max_wait)
+            .finish_non_exhaustive()
+    }
+}
