@@ -147,6 +147,23 @@ primitive_messages!(
     &'static str,
 );
 
+/// Containers of values that can cross to another task are messages too, so a quick
+/// protocol needs no declaration: `ActorRef<Vec<String>>`, `ActorRef<(u64, bool)>`.
+macro_rules! container_messages {
+    ($( ($($param:ident),+) => $ty:ty ),* $(,)?) => {
+        $( impl<$($param: Send + 'static),+> Message for $ty { type ReplySlot = crate::NoReply; } )*
+    };
+}
+
+container_messages!(
+    (T) => Vec<T>,
+    (T) => Option<T>,
+    (T) => Box<T>,
+    (A, B) => (A, B),
+    (A, B, C) => (A, B, C),
+    (A, B, C, D) => (A, B, C, D),
+);
+
 /// A message that could not be delivered, with its type erased.
 ///
 /// Downcast it with [`Payload::downcast_ref`] or [`Payload::downcast`] to look

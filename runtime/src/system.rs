@@ -153,7 +153,7 @@ pub(crate) struct SystemShared {
     guardians_stopped: watch::Sender<u8>,
     outcome: watch::Sender<Option<Result<(), Failure>>>,
     /// Actors cancelled at the shutdown deadline, for the testkit's leak report.
-    cancelled: Mutex<Vec<ActorPath>>,
+    cancelled: Mutex<Vec<Cancelled>>,
 }
 
 #[derive(Clone)]
@@ -411,7 +411,7 @@ impl SystemShared {
     }
 
     /// The actors cancelled at the shutdown deadline.
-    pub(crate) fn cancelled_at_deadline(&self) -> Vec<ActorPath> {
+    pub(crate) fn cancelled_at_deadline(&self) -> Vec<Cancelled> {
         self.cancelled
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -542,14 +542,25 @@ impl SystemShared {
     }
 }
 
+/// An actor the shutdown deadline cancelled.
+#[derive(Debug, Clone)]
+pub(crate) struct Cancelled {
+    pub(crate) path: ActorPath,
+    /// Whether it was awaiting a handler, rather than waiting for others to stop.
+    pub(crate) in_handler: bool,
+}
+
 /// Cancel every task below `root`, deepest first, empty the child tables, and list
 /// the actors cancelled.
-fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<ActorPath>) {
+fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
     let entries = root.core().children().drain();
     for entry in entries {
         cancel_tree(&entry.child, cancelled);
         entry.abort.abort();
-        cancelled.push(entry.child.path().clone());
+        cancelled.push(Cancelled {
+            path: entry.child.path().clone(),
+            in_handler: entry.child.core().is_in_handler(),
+        });
     }
 }
 

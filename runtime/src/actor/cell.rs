@@ -61,7 +61,12 @@ pub(crate) fn run<P: Message>(
                     let outcome = match state.running.dispatch(&mut state.ctx, message) {
                         Dispatched::Same => continue,
                         Dispatched::Done(outcome) => outcome,
-                        Dispatched::Pending(future) => Guarded(future).await,
+                        Dispatched::Pending(future) => {
+                            state.cell.core.set_in_handler(true);
+                            let outcome = Guarded(future).await;
+                            state.cell.core.set_in_handler(false);
+                            outcome
+                        }
                         Dispatched::Nowhere(message) => {
                             undeliverable(&state.cell, message);
                             continue;

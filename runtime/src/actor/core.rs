@@ -3,6 +3,7 @@
 use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use atomic_waker::AtomicWaker;
@@ -28,6 +29,9 @@ pub(crate) struct CellCore {
     lane: SystemLane,
     waker: AtomicWaker,
     children: Mutex<Children>,
+    /// Set while the actor awaits an `async` handler: what the shutdown deadline
+    /// reports about an actor it cancels.
+    in_handler: AtomicBool,
 }
 
 /// The children of one actor, keyed by name (borrowed from each child's path).
@@ -142,6 +146,7 @@ impl CellCore {
             lane: SystemLane::default(),
             waker: AtomicWaker::new(),
             children: Mutex::new(Children::default()),
+            in_handler: AtomicBool::new(false),
         }
     }
 
@@ -172,6 +177,14 @@ impl CellCore {
 
     pub(crate) fn waker(&self) -> &AtomicWaker {
         &self.waker
+    }
+
+    pub(crate) fn set_in_handler(&self, busy: bool) {
+        self.in_handler.store(busy, Ordering::Release);
+    }
+
+    pub(crate) fn is_in_handler(&self) -> bool {
+        self.in_handler.load(Ordering::Acquire)
     }
 
     #[inline]

@@ -164,13 +164,18 @@ impl<E: fmt::Debug> TestResult for Result<(), E> {
 /// What a terminated system left behind.
 ///
 /// Terminating a system stops every actor; a clean test leaves nothing after that:
-/// - no actor cancelled at the shutdown deadline, still inside a handler;
+/// - no actor still inside a handler when the shutdown deadline passed (it had to be
+///   cancelled);
+/// - no actor cancelled at the deadline for another reason (it was waiting for a
+///   stuck child, or its turn to stop never came);
 /// - no actor task still running (a handler blocking its thread cannot be cancelled).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LeakReport {
     system: String,
-    /// Actors that were still in a handler when the shutdown deadline passed.
-    pub cancelled: Vec<ActorPath>,
+    /// Actors still awaiting a handler when the shutdown deadline passed.
+    pub stuck_in_handler: Vec<ActorPath>,
+    /// Other actors the deadline cancelled before they had stopped.
+    pub not_stopped: Vec<ActorPath>,
     /// Actor tasks still running after termination (guardians included).
     pub running_tasks: usize,
 }
@@ -186,16 +191,22 @@ impl LeakReport {
         while system.live_actors() > 0 && started.elapsed() < Duration::from_secs(1) {
             tokio::task::yield_now().await;
         }
+        let (stuck, idle): (Vec<_>, Vec<_>) = system
+            .shared()
+            .cancelled_at_deadline()
+            .into_iter()
+            .partition(|cancelled| cancelled.in_handler);
         Self {
             system: system.name().to_owned(),
-            cancelled: system.shared().cancelled_at_deadline(),
+            stuck_in_handler: stuck.into_iter().map(|c| c.path).collect(),
+            not_stopped: idle.into_iter().map(|c| c.path).collect(),
             running_tasks: system.live_actors(),
         }
     }
 
     /// Whether nothing leaked.
     pub fn is_clean(&self) -> bool {
-        self.cancelled.is_empty() && self.running_tasks == 0
+        self.stuck_in_handler.is_empty() && self.not_stopped.is_empty() && self.running_tasks == 0
     }
 }
 
@@ -205,10 +216,16 @@ impl fmt::Display for LeakReport {
             return write!(f, "the actor system {:?} left nothing behind", self.system);
         }
         write!(f, "the actor system {:?} leaked:", self.system)?;
-        for path in &self.cancelled {
+        for path in &self.stuck_in_handler {
             write!(
                 f,
                 "\n- {path} was still in a handler at the shutdown deadline and was cancelled"
+            )?;
+        }
+        for path in &self.not_stopped {
+            write!(
+                f,
+                "\n- {path} had not stopped by the shutdown deadline (waiting for a child, or for its turn) and was cancelled"
             )?;
         }
         if self.running_tasks > 0 {

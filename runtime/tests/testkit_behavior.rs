@@ -1,0 +1,305 @@
+//! The synchronous behavior test kit and the test inbox (S48): each recorded effect,
+//! the next behavior, children's own kits, and failures coming back to the test.
+
+use tapio::prelude::*;
+use tapio::testkit::{BehaviorTestKit, Effect, Outcome, TestInbox, TestKitError};
+
+#[message]
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    Hire(String),
+    HireSomeone,
+    Follow(ActorRef<u64>),
+    Forget(ActorRef<u64>),
+    Report(ActorRef<Vec<String>>),
+    Retire,
+    Grumble,
+    Fail,
+    Panic,
+}
+
+#[derive(Debug)]
+pub struct Broken;
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("broken on purpose")
+    }
+}
+
+impl std::error::Error for Broken {}
+
+/// A worker: counts the `u64`s it is told.
+fn worker() -> Behavior<u64> {
+    Behaviors::ignore()
+}
+
+/// A manager whose every command shows one kind of effect.
+fn manager() -> Behavior<Command> {
+    Behaviors::receive(
+        |ctx, command: Command| -> Result<Behavior<Command>, tapio::Failure> {
+            match command {
+                Command::Hire(name) => {
+                    ctx.spawn(worker(), &name).map_err(tapio::Failure::new)?;
+                }
+                Command::HireSomeone => {
+                    ctx.spawn_anonymous(worker()).map_err(tapio::Failure::new)?;
+                }
+                Command::Follow(other) => ctx.watch(&other),
+                Command::Forget(other) => ctx.unwatch(&other),
+                Command::Report(to) => {
+                    let mut names: Vec<_> = ctx
+                        .children()
+                        .iter()
+                        .map(|c| c.path().name().to_owned())
+                        .collect();
+                    names.sort();
+                    to.tell(names);
+                }
+                Command::Retire => return Ok(Behaviors::stopped()),
+                Command::Grumble => return Ok(Behaviors::unhandled()),
+                Command::Fail => return Err(tapio::Failure::new(Broken)),
+                Command::Panic => panic!("the manager panicked"),
+            }
+            Ok(Behaviors::same())
+        },
+    )
+    .into()
+}
+
+// S48: children spawned are recorded by name, and the kit refuses a duplicate name
+// as a running system would.
+#[test]
+fn spawns_are_recorded_with_their_names() {
+    let mut kit = BehaviorTestKit::new(manager());
+    assert_eq!(kit.run(Command::Hire("ada".into())), Ok(Outcome::Same));
+    assert_eq!(kit.run(Command::HireSomeone), Ok(Outcome::Same));
+    assert_eq!(
+        kit.effects(),
+        [
+            Effect::Spawned { name: "ada".into() },
+            Effect::SpawnedAnonymous { name: "$a".into() },
+        ]
+    );
+    let duplicate = kit.run(Command::Hire("ada".into()));
+    let error = duplicate.err().map(|f| f.to_string()).unwrap_or_default();
+    assert!(
+        error.contains("already running under /user/testkit"),
+        "{error}"
+    );
+    assert!(kit.effects().is_empty());
+}
+
+#[test]
+fn children_are_visible_to_the_behavior_and_to_the_test() {
+    let mut kit = BehaviorTestKit::new(manager());
+    let mut names = TestInbox::<Vec<String>>::new();
+    kit.run(Command::Hire("b".into())).unwrap();
+    kit.run(Command::Hire("a".into())).unwrap();
+    kit.run(Command::Report(names.actor_ref().clone())).unwrap();
+    names.expect_message(vec!["a".to_string(), "b".to_string()]);
+}
+
+// S48: watches and unwatches.
+#[test]
+fn watches_and_unwatches_are_recorded() {
+    let mut kit = BehaviorTestKit::new(manager());
+    let other = TestInbox::<u64>::new();
+    let target = other.actor_ref().clone();
+    kit.run(Command::Follow(target.clone())).unwrap();
+    kit.expect_effect(Effect::Watched {
+        actor: target.erase(),
+    });
+    // Watching twice is watching once.
+    kit.run(Command::Follow(target.clone())).unwrap();
+    assert!(kit.effects().is_empty());
+    kit.run(Command::Forget(target.clone())).unwrap();
+    kit.expect_effect(Effect::Unwatched {
+        actor: target.erase(),
+    });
+}
+
+#[test]
+#[should_panic(
+    expected = "expected the effect Spawned { name: \"x\" }, but the behavior recorded []"
+)]
+fn expect_effect_fails_with_what_was_recorded() {
+    let mut kit = BehaviorTestKit::new(manager());
+    kit.expect_effect(Effect::Spawned { name: "x".into() });
+}
+
+// S6, through the kit: the next behavior is reported as what it was.
+#[test]
+fn the_next_behavior_is_reported() {
+    let mut kit = BehaviorTestKit::new(manager());
+    assert_eq!(kit.run(Command::Grumble), Ok(Outcome::Unhandled));
+    assert!(kit.is_alive());
+    assert_eq!(kit.run(Command::Retire), Ok(Outcome::Stopped));
+    assert!(!kit.is_alive());
+
+    let mut light = BehaviorTestKit::new(switch(false));
+    assert_eq!(light.run(Flip), Ok(Outcome::Switched));
+}
+
+#[message]
+pub struct Flip;
+
+fn switch(on: bool) -> Behavior<Flip> {
+    Behaviors::receive_message(move |_: Flip| switch(!on)).into()
+}
+
+#[test]
+#[should_panic(expected = "the behavior under test has stopped")]
+fn a_stopped_behavior_takes_no_more_messages() {
+    let mut kit = BehaviorTestKit::new(manager());
+    let _ = kit.run(Command::Retire);
+    let _ = kit.run(Command::Grumble);
+}
+
+// A handler's error and a handler's panic both come back as the failure.
+#[test]
+fn failures_come_back_to_the_test() {
+    let mut kit = BehaviorTestKit::new(manager());
+    let failure = kit.run(Command::Fail).err();
+    assert!(
+        failure.as_ref().is_some_and(|f| f.is::<Broken>()),
+        "{failure:?}"
+    );
+    let failure = kit.run(Command::Panic).err();
+    assert!(
+        failure
+            .as_ref()
+            .and_then(|f| f.downcast_ref::<Panicked>())
+            .is_some_and(|p| p.message == "the manager panicked"),
+        "{failure:?}"
+    );
+    // The kit does not apply supervision: the behavior goes on as it was.
+    assert!(kit.is_alive());
+}
+
+#[test]
+fn a_failing_setup_is_reported_by_try_new() {
+    let failing: Behavior<u64> = Behaviors::setup(|_| Err::<Behavior<u64>, _>(Broken));
+    let failure = BehaviorTestKit::try_new(failing).err();
+    assert_eq!(
+        failure.map(|f| f.to_string()),
+        Some("broken on purpose".into())
+    );
+}
+
+// S48: a child's own test kit, with what was sent to the child waiting in it.
+#[test]
+fn a_child_has_a_kit_of_its_own() {
+    let mut kit = BehaviorTestKit::new(Behaviors::setup(|ctx| {
+        let counter: ActorRef<u64> = ctx.spawn(counting(), "counter")?;
+        counter.tell(5_u64);
+        Ok::<_, tapio::SpawnError>(Behaviors::ignore::<Flip>())
+    }));
+    assert_eq!(
+        kit.effects(),
+        [Effect::Spawned {
+            name: "counter".into()
+        }]
+    );
+    let mut child = kit.child_kit::<u64>("counter").unwrap().unwrap();
+    assert_eq!(child.self_ref().path().to_string(), "/user/testkit/counter");
+    assert_eq!(child.run_queued(), Ok(1));
+    assert_eq!(child.run(0_u64), Ok(Outcome::Stopped));
+
+    assert_eq!(
+        kit.child_kit::<u64>("counter").err(),
+        Some(TestKitError::AlreadyTaken {
+            name: "counter".into()
+        })
+    );
+    assert_eq!(
+        kit.child_kit::<u64>("nobody").err(),
+        Some(TestKitError::NoSuchChild {
+            name: "nobody".into()
+        })
+    );
+    assert!(matches!(
+        kit.child_kit::<String>("counter").err(),
+        Some(TestKitError::WrongProtocol { .. })
+    ));
+}
+
+/// Stops when told zero.
+fn counting() -> Behavior<u64> {
+    Behaviors::receive_message(|n: u64| {
+        if n == 0 {
+            Behaviors::stopped()
+        } else {
+            Behaviors::same()
+        }
+    })
+    .into()
+}
+
+// Messages a behavior sends itself wait in the kit, to be looked at or run.
+#[test]
+fn messages_to_self_wait_in_the_kit() {
+    let mut kit = BehaviorTestKit::new(Behaviors::receive(|ctx, n: u64| {
+        if n > 0 {
+            ctx.self_ref().tell(n - 1);
+        }
+    }));
+    kit.run(3_u64).unwrap();
+    assert_eq!(kit.take_queued(), [2]);
+    kit.run(2_u64).unwrap();
+    assert_eq!(kit.run_queued(), Ok(2));
+    assert!(kit.take_queued().is_empty());
+}
+
+// A signal handed to the kit reaches the signal handler.
+#[test]
+fn signals_reach_the_signal_handler() {
+    let mut seen = TestInbox::<String>::new();
+    let to = seen.actor_ref().clone();
+    let mut kit = BehaviorTestKit::new(
+        Behaviors::receive_message(|n: u64| {
+            if n == 0 {
+                Behaviors::stopped()
+            } else {
+                Behaviors::same()
+            }
+        })
+        .on_signal(move |_, signal| {
+            to.tell(format!("{signal:?}"));
+        }),
+    );
+    let gone = TestInbox::<u64>::named("gone").unwrap();
+    kit.signal(Signal::Terminated(tapio::Terminated::new(
+        gone.actor_ref().erase(),
+    )))
+    .unwrap();
+    let text = seen.receive_message().unwrap_or_default();
+    assert!(
+        text.starts_with("Terminated(tapio://testkit/user/gone#"),
+        "{text}"
+    );
+    // Stopping delivers `PostStop`, and nothing else arrives.
+    assert_eq!(kit.run(0_u64), Ok(Outcome::Stopped));
+    assert_eq!(seen.messages(), ["PostStop"]);
+}
+
+#[test]
+fn an_inbox_reads_in_order_and_says_when_it_is_empty() {
+    let mut inbox = TestInbox::<u64>::new();
+    assert!(!inbox.has_messages());
+    inbox.actor_ref().tell(1_u64);
+    inbox.actor_ref().tell(2_u64);
+    assert!(inbox.has_messages());
+    assert_eq!(inbox.receive_message(), Some(1));
+    assert_eq!(inbox.messages(), [2]);
+    assert_eq!(inbox.receive_message(), None);
+    assert!(TestInbox::<u64>::named("a/b").is_err());
+}
+
+#[test]
+#[should_panic(expected = "/user/inbox: expected 2, but the next message was 1")]
+fn an_inbox_expectation_fails_with_what_came() {
+    let mut inbox = TestInbox::<u64>::new();
+    inbox.actor_ref().tell(1_u64);
+    inbox.expect_message(2);
+}

@@ -1,0 +1,96 @@
+//! The leak check of `#[tapio::test]` and `TestConfig` (S48): a clean test passes, and
+//! an actor deliberately left stuck in a handler past the shutdown deadline fails it.
+
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::{LeakReport, TestProbe};
+
+/// An actor whose handler never finishes: it says it has started, then awaits a
+/// future that never completes.
+#[derive(Clone)]
+struct Stuck;
+
+#[message]
+pub struct Hang {
+    pub entered: ActorRef<&'static str>,
+}
+
+#[actor]
+impl Stuck {
+    async fn hang(&mut self, hang: Hang) {
+        hang.entered.tell("entered");
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Spawn a stuck actor named `name` and wait until it is inside its handler.
+async fn leave_stuck(system: &ActorSystem, probe: &mut TestProbe<&'static str>, name: &str) {
+    let stuck = system.spawn(Stuck, name).unwrap();
+    stuck.tell(Hang {
+        entered: probe.actor_ref().clone(),
+    });
+    assert_eq!(
+        probe.expect_message(Duration::from_secs(1)).await,
+        "entered"
+    );
+}
+
+#[tapio::test(start_paused = true)]
+async fn a_test_whose_actors_all_stop_is_clean(system: ActorSystem) {
+    let busy = system.spawn(Behaviors::ignore::<u64>(), "busy").unwrap();
+    busy.tell(1_u64);
+}
+
+// The deliberately leaked actor: the system's deadline passes with it still inside
+// its handler, so it is cancelled, and the test fails naming it.
+#[tapio::test(start_paused = true, shutdown_timeout_ms = 200)]
+#[should_panic(
+    expected = "leaked:\n- /user/stuck was still in a handler at the shutdown deadline and was cancelled\n- /system/probe-"
+)]
+async fn an_actor_stuck_in_a_handler_is_reported_as_leaked(system: ActorSystem) {
+    let mut probe = TestProbe::new(&system);
+    leave_stuck(&system, &mut probe, "stuck").await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_report_lists_each_leak() {
+    let system = ActorSystem::builder("report")
+        .shutdown_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let mut probe = TestProbe::new(&system);
+    leave_stuck(&system, &mut probe, "stuck").await;
+    leave_stuck(&system, &mut probe, "stuck-too").await;
+    let report = LeakReport::after_terminating(&system).await;
+    assert!(!report.is_clean());
+    let mut stuck: Vec<_> = report
+        .stuck_in_handler
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    stuck.sort();
+    assert_eq!(stuck, ["/user/stuck", "/user/stuck-too"]);
+    // The probe, under `/system`, never got its turn to stop: `/user` overran.
+    let idle: Vec<_> = report.not_stopped.iter().map(|p| p.to_string()).collect();
+    assert_eq!(idle.len(), 1);
+    assert!(idle[0].starts_with("/system/probe-"), "{idle:?}");
+    assert_eq!(report.running_tasks, 0, "cancelled tasks are dropped");
+    assert!(
+        report
+            .to_string()
+            .starts_with("the actor system \"report\" leaked:")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_clean_report_says_so() {
+    let system = ActorSystem::new("clean").unwrap();
+    system.spawn(Behaviors::ignore::<u64>(), "idle").unwrap();
+    let report = LeakReport::after_terminating(&system).await;
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(
+        report.to_string(),
+        "the actor system \"clean\" left nothing behind"
+    );
+}
