@@ -159,6 +159,7 @@ container_messages!(
     (T) => Vec<T>,
     (T) => Option<T>,
     (T) => Box<T>,
+    (T, E) => Result<T, E>,
     (A, B) => (A, B),
     (A, B, C) => (A, B, C),
     (A, B, C, D) => (A, B, C, D),

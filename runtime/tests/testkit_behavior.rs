@@ -1,6 +1,10 @@
 //! The synchronous behavior test kit and the test inbox (S48): each recorded effect,
 //! the next behavior, children's own kits, and failures coming back to the test.
 
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 use tapio::prelude::*;
 use tapio::testkit::{BehaviorTestKit, Effect, Outcome, TestInbox, TestKitError};
 

@@ -1,6 +1,10 @@
 //! The leak check of `#[tapio::test]` and `TestConfig` (S48): a clean test passes, and
 //! an actor deliberately left stuck in a handler past the shutdown deadline fails it.
 
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 use std::time::Duration;
 
 use tapio::prelude::*;

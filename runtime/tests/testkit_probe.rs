@@ -1,6 +1,10 @@
 //! The test probe: each expectation passing, and failing with a message that says
 //! what was expected, what came instead, and after how long (S48).
 
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 use std::time::Duration;
 
 use tapio::prelude::*;

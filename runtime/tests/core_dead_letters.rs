@@ -1,0 +1,129 @@
+//! Dead letters (S31) on the typed event stream (S49): published with the message,
+//! the recipient and the reason; subscribed to and unsubscribed from.
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
+use tapio::{DeadLetter, DeadLetterReason, Subscription};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+#[message]
+#[derive(Debug, PartialEq)]
+pub struct Shelf {
+    pub title: String,
+}
+
+#[message]
+pub struct Lookup(pub String);
+
+#[derive(Clone)]
+struct Desk;
+
+#[actor]
+impl Desk {
+    fn lookup(&mut self, Lookup(title): Lookup) -> Behavior<DeskMsg> {
+        if title.is_empty() {
+            Behaviors::stopped()
+        } else {
+            Behaviors::unhandled()
+        }
+    }
+
+    fn shelve(&mut self, _: Shelf) {}
+}
+
+async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
+    match tokio::time::timeout(SECOND, letters.recv()).await {
+        Ok(Some(letter)) => letter,
+        other => panic!("no dead letter within a second: {other:?}"),
+    }
+}
+
+// S31: a message that went nowhere is published with the message itself (inside a
+// protocol enum, the message, not the enum), its recipient and the reason.
+#[tapio::test(start_paused = true)]
+async fn a_dead_letter_names_the_message_the_recipient_and_the_reason(system: ActorSystem) {
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let mut probe = TestProbe::<u64>::new(&system);
+    let desk = system.spawn(Desk, "desk").unwrap();
+
+    desk.tell(Lookup("Dune".into()));
+    let unhandled = next_letter(&mut letters).await;
+    assert_eq!(unhandled.reason(), &DeadLetterReason::Unhandled);
+    assert_eq!(unhandled.recipient().to_string(), "/user/desk");
+
+    probe.watch(&desk);
+    desk.tell(Lookup(String::new()));
+    probe.expect_terminated(&desk, SECOND).await;
+    desk.tell(Shelf {
+        title: "Ulysses".into(),
+    });
+    let stopped = next_letter(&mut letters).await;
+    assert_eq!(stopped.reason(), &DeadLetterReason::RecipientStopped);
+    assert_eq!(stopped.short_message_type(), "Shelf");
+    assert!(stopped.is::<Shelf>());
+    assert_eq!(
+        stopped.to_string(),
+        "dead letter: Shelf to /user/desk (the recipient has stopped)"
+    );
+    assert_eq!(
+        stopped.take_message::<Shelf>(),
+        Some(Shelf {
+            title: "Ulysses".into()
+        })
+    );
+    // The message can be taken out once.
+    assert_eq!(stopped.take_message::<Shelf>(), None);
+}
+
+// S31: messages still queued when an actor stops become dead letters too: none is
+// silently lost.
+#[tapio::test(start_paused = true)]
+async fn messages_queued_behind_a_stop_are_not_lost(system: ActorSystem) {
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let once = system
+        .spawn(
+            Behaviors::receive_message(|_: u64| Behaviors::stopped()),
+            "once",
+        )
+        .unwrap();
+    for n in 0..5_u64 {
+        once.tell(n);
+    }
+    let mut lost = Vec::new();
+    for _ in 1..5 {
+        lost.push(
+            next_letter(&mut letters)
+                .await
+                .take_message::<u64>()
+                .unwrap(),
+        );
+    }
+    assert_eq!(lost, [1, 2, 3, 4]);
+}
+
+// S49: every subscriber of a type gets each event; a dropped or unsubscribed one
+// gets nothing more, and other types are not mixed in.
+#[tapio::test(start_paused = true)]
+async fn subscribers_come_and_go(system: ActorSystem) {
+    #[derive(Debug, Clone, PartialEq)]
+    struct Weather(&'static str);
+
+    let events = system.events();
+    let mut first = events.subscribe::<Weather>();
+    let second = events.subscribe::<Weather>();
+    let mut letters = events.subscribe::<DeadLetter>();
+    assert_eq!(events.publish(Weather("rain")), 2);
+    assert_eq!(first.try_recv(), Some(Weather("rain")));
+    second.unsubscribe();
+    assert_eq!(events.subscriber_count::<Weather>(), 1);
+    drop(first);
+    assert_eq!(events.publish(Weather("sun")), 0);
+    assert!(letters.try_recv().is_none());
+}

@@ -1,0 +1,99 @@
+//! Every record an actor logs carries its path (S8).
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::{TestConfig, TestProbe};
+use tracing_subscriber::fmt::MakeWriter;
+
+/// Collects what the subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Captured {
+    type Writer = Self;
+
+    fn make_writer(&'a self) -> Self {
+        self.clone()
+    }
+}
+
+#[message]
+pub struct Say(pub &'static str, pub ActorRef<()>);
+
+// S8: a record logged in a handler, in a child's handler, in a setup and through
+// `ctx.log()` all carry the path of the actor that logged it.
+#[test]
+fn records_logged_by_an_actor_carry_its_path() {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    // The test runs on a current-thread runtime, so every actor runs on this thread,
+    // where this subscriber is the default.
+    let _default = tracing::subscriber::set_default(subscriber);
+    TestConfig::new("logging").run(|system: ActorSystem| async move {
+        let mut done = TestProbe::<()>::new(&system);
+        let parent = system
+            .spawn(
+                Behaviors::setup(|ctx| {
+                    tracing::info!("parent is setting up");
+                    let child: ActorRef<Say> = ctx
+                        .spawn(
+                            Behaviors::receive_message(|Say(text, done): Say| {
+                                tracing::info!("child says {text}");
+                                done.tell(());
+                            }),
+                            "child",
+                        )
+                        .unwrap();
+                    Behaviors::receive(move |ctx, say: Say| {
+                        tracing::info!(parent: &ctx.log(), "parent forwards {}", say.0);
+                        child.tell(say);
+                    })
+                }),
+                "parent",
+            )
+            .unwrap();
+        parent.tell(Say("hi", done.actor_ref().clone()));
+        done.expect_message(Duration::from_secs(1)).await;
+    });
+    let text = captured.text();
+    for (path, record) in [
+        ("/user/parent", "parent is setting up"),
+        ("/user/parent", "parent forwards hi"),
+        ("/user/parent/child", "child says hi"),
+    ] {
+        let line = text.lines().find(|line| line.ends_with(record));
+        let line = line.unwrap_or_else(|| panic!("no record {record:?} in:\n{text}"));
+        assert!(
+            line.contains(&format!("actor{{path={path}}}")),
+            "{record:?} is not tagged with {path}: {line}"
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! The actor system: guardians, settings, termination (S1), and bad input to them.
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
+use tapio::{SpawnError, SystemError};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+// S1: a system is created inside async code and spawns top-level actors under the
+// `/user` guardian; the runtime's own actors live under `/system`.
+#[tapio::test]
+async fn top_level_actors_live_under_user_and_probes_under_system(system: ActorSystem) {
+    let worker = system.spawn(Behaviors::ignore::<u64>(), "worker").unwrap();
+    assert_eq!(worker.path().to_string(), "/user/worker");
+    assert_eq!(worker.path().parent().map(|p| p.name()), Some("user"));
+    let probe = TestProbe::<u64>::new(&system);
+    assert!(
+        probe
+            .actor_ref()
+            .path()
+            .to_string()
+            .starts_with("/system/probe-")
+    );
+    assert_eq!(
+        worker.path().to_uri(),
+        "tapio://top_level_actors_live_under_user_and_probes_under_system/user/worker"
+    );
+}
+
+// S1: terminated explicitly; `when_terminated` resolves for every waiter, and the
+// actors have stopped by then.
+#[tapio::test(start_paused = true)]
+async fn terminate_stops_everything_and_wakes_every_waiter(system: ActorSystem) {
+    system.spawn(Behaviors::ignore::<u64>(), "worker").unwrap();
+    let other = system.spawn(Behaviors::ignore::<u64>(), "other").unwrap();
+    let waiter = {
+        let system = system.clone();
+        tokio::spawn(async move { system.when_terminated().await })
+    };
+    assert!(!system.is_terminating());
+    let outcome = tokio::time::timeout(SECOND, system.terminate()).await;
+    assert!(outcome.is_ok(), "terminate did not finish within a second");
+    assert!(system.is_terminating());
+    assert_eq!(waiter.await.ok(), Some(Ok(())));
+    assert_eq!(system.live_actors(), 0);
+    // The name is gone with its actor: what is sent now is a dead letter.
+    let mut letters = system.events().subscribe::<tapio::DeadLetter>();
+    other.tell(1_u64);
+    let letter = letters.try_recv();
+    assert_eq!(
+        letter.map(|l| l.recipient().to_string()),
+        Some("/user/other".into())
+    );
+}
+
+// Bad input: spawning on a terminated system is a typed error; nothing is spawned.
+#[tapio::test]
+async fn spawning_on_a_terminated_system_is_refused(system: ActorSystem) {
+    system.terminate().await;
+    let refused = system.spawn(Behaviors::ignore::<u64>(), "late");
+    assert_eq!(
+        refused.err(),
+        Some(SpawnError::SystemTerminated {
+            system: "spawning_on_a_terminated_system_is_refused".into()
+        })
+    );
+    let anonymous = system.spawn_anonymous(Behaviors::ignore::<u64>());
+    assert!(matches!(
+        anonymous,
+        Err(SpawnError::SystemTerminated { .. })
+    ));
+    let message = TestProbe::<u64>::try_new(&system)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        message.as_deref(),
+        Some(
+            "the actor system \"spawning_on_a_terminated_system_is_refused\" has terminated: create a new system to spawn actors"
+        )
+    );
+}
+
+#[test]
+fn a_system_needs_a_tokio_runtime() {
+    let error = ActorSystem::new("orphan").err();
+    assert_eq!(error, Some(SystemError::NoRuntime));
+    assert!(
+        SystemError::NoRuntime
+            .to_string()
+            .contains("build it inside `#[tokio::main]`")
+    );
+}
+
+#[tokio::test]
+async fn settings_are_checked_when_the_system_is_built() {
+    for bad in ["", "has space", "a/b", "dot.ted"] {
+        let error = ActorSystem::new(bad).err();
+        assert_eq!(
+            error,
+            Some(SystemError::InvalidName { name: bad.into() }),
+            "{bad:?}"
+        );
+    }
+    let zero = ActorSystem::builder("zero")
+        .shutdown_timeout(Duration::ZERO)
+        .build();
+    assert!(matches!(
+        zero,
+        Err(SystemError::InvalidSetting {
+            setting: "shutdown_timeout",
+            ..
+        })
+    ));
+    let system = ActorSystem::builder("fine-name_1")
+        .shutdown_timeout(Duration::from_millis(250))
+        .build()
+        .unwrap();
+    assert_eq!(
+        system.settings().shutdown_timeout(),
+        Duration::from_millis(250)
+    );
+    assert_eq!(system.settings().name(), "fine-name_1");
+    assert_eq!(system.address().to_string(), "tapio://fine-name_1");
+    system.terminate().await;
+}
+
+// The system runs on whichever runtime it was built in: here a multi-thread one.
+#[tapio::test(worker_threads = 2)]
+async fn a_system_runs_on_a_multi_thread_runtime(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let namer = system
+        .spawn(
+            Behaviors::receive(move |ctx, _: u64| to.tell(ctx.path().to_string())),
+            "namer",
+        )
+        .unwrap();
+    namer.tell(1_u64);
+    assert_eq!(probe.expect_message(SECOND).await, "/user/namer");
+}

@@ -1,0 +1,263 @@
+//! Telling: never blocking or failing (S3), one message at a time (S4), per-sender
+//! order (S5), nothing lost at volume, and what a ref is.
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
+use tapio::{DeadLetter, DeadLetterReason};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+// S3: a tell to a stopped actor returns normally; the message becomes a dead letter
+// with its reason, and the caller sees nothing.
+#[tapio::test(start_paused = true)]
+async fn a_tell_to_a_stopped_actor_is_a_dead_letter_not_an_error(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let once = system
+        .spawn(
+            Behaviors::receive_message(|_: u64| Behaviors::stopped()),
+            "once",
+        )
+        .unwrap();
+    probe.watch(&once);
+    once.tell(1_u64);
+    probe.expect_terminated(&once, SECOND).await;
+    once.tell(2_u64); // `tell` returns `()`: there is nothing to unwrap, ignore or handle.
+    let letter = tokio::time::timeout(SECOND, letters.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(letter.take_message::<u64>(), Some(2));
+    assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
+    assert_eq!(letter.recipient(), once.path());
+}
+
+/// Records how many handlers of one actor run at once, and the most ever seen.
+#[derive(Clone)]
+struct Exclusive {
+    inside: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
+    total: u64,
+    done: ActorRef<u64>,
+}
+
+#[message]
+pub struct Work(pub u64);
+
+#[actor]
+impl Exclusive {
+    async fn work(&mut self, Work(n): Work) {
+        let now = self.inside.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        // Give every other sender the chance to get in while this handler is inside.
+        tokio::task::yield_now().await;
+        self.total += n; // plain state: no lock, no atomic
+        self.inside.fetch_sub(1, Ordering::SeqCst);
+        if n == 0 {
+            self.done.tell(self.total);
+        }
+    }
+}
+
+// S4: one actor handles one message at a time, even with `async` handlers that
+// yield and many concurrent senders on a multi-thread runtime; its state needs no lock.
+#[tapio::test(worker_threads = 2)]
+async fn one_message_at_a_time(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let most = Arc::new(AtomicUsize::new(0));
+    let actor = system
+        .spawn(
+            Exclusive {
+                inside: Arc::new(AtomicUsize::new(0)),
+                most: most.clone(),
+                total: 0,
+                done: probe.actor_ref().clone(),
+            },
+            "exclusive",
+        )
+        .unwrap();
+    let senders: Vec<_> = (0..4)
+        .map(|_| {
+            let actor = actor.clone();
+            tokio::spawn(async move {
+                for _ in 0..250 {
+                    actor.tell(Work(1));
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    actor.tell(Work(0));
+    assert_eq!(probe.expect_message(Duration::from_secs(10)).await, 1000);
+    assert_eq!(most.load(Ordering::SeqCst), 1, "two handlers overlapped");
+}
+
+// S4: a reply sent from a handler cannot overtake that handler: what the handler
+// does before replying is visible to whoever acts on the reply.
+#[tapio::test]
+async fn a_reply_cannot_overtake_its_handler(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let log = probe.actor_ref().clone();
+    let log_too = log.clone();
+    let listener = system
+        .spawn(
+            Behaviors::receive_message(move |whom: String| log.tell(format!("listener: {whom}"))),
+            "listener",
+        )
+        .unwrap();
+    let greeter = system
+        .spawn(
+            Behaviors::receive_message(move |whom: String| {
+                log_too.tell(format!("greeter: {whom}"));
+                listener.tell(whom);
+            }),
+            "greeter",
+        )
+        .unwrap();
+    greeter.tell(String::from("world"));
+    let lines = probe.receive_messages(2, SECOND).await;
+    assert_eq!(lines, ["greeter: world", "listener: world"]);
+}
+
+// S5: messages from one sender to one actor arrive in the order sent.
+#[tapio::test(worker_threads = 2)]
+async fn messages_from_one_sender_arrive_in_order(system: ActorSystem) {
+    let mut probe = TestProbe::<Vec<u64>>::new(&system);
+    let to = probe.actor_ref().clone();
+    let collector: ActorRef<u64> = system
+        .spawn(
+            Behaviors::setup(move |_| Collector {
+                seen: Vec::new(),
+                to: to.clone(),
+            }),
+            "collector",
+        )
+        .unwrap();
+    for n in 1..=10_000 {
+        collector.tell(n);
+    }
+    collector.tell(0_u64);
+    let seen = probe.expect_message(Duration::from_secs(10)).await;
+    assert_eq!(seen, (1..=10_000).collect::<Vec<u64>>());
+}
+
+/// Collects `u64`s until a zero, then reports them.
+struct Collector {
+    seen: Vec<u64>,
+    to: ActorRef<Vec<u64>>,
+}
+
+impl tapio::Protocol for Collector {
+    type Msg = u64;
+}
+
+impl Actor for Collector {
+    fn handle<'a>(&'a mut self, _: &'a mut ActorContext<u64>, n: u64) -> tapio::Handled<'a, u64> {
+        if n == 0 {
+            self.to.tell(std::mem::take(&mut self.seen));
+        } else {
+            self.seen.push(n);
+        }
+        tapio::Handled::ready(())
+    }
+}
+
+// A million messages through one actor, from several senders at once on a
+// multi-thread runtime: none is lost, and each sender's own order holds.
+#[tapio::test(worker_threads = 2)]
+async fn a_million_messages_through_one_actor_none_lost(system: ActorSystem) {
+    const SENDERS: u64 = 4;
+    const EACH: u64 = 250_000;
+    let mut probe = TestProbe::<(u64, bool)>::new(&system);
+    let to = probe.actor_ref().clone();
+    let counter: ActorRef<(u64, u64)> = system
+        .spawn(
+            Behaviors::setup(move |_| Tally {
+                count: 0,
+                next: vec![0; SENDERS as usize],
+                in_order: true,
+                to: to.clone(),
+            }),
+            "tally",
+        )
+        .unwrap();
+    let senders: Vec<_> = (0..SENDERS)
+        .map(|sender| {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                for n in 0..EACH {
+                    counter.tell((sender, n));
+                    if n % 4096 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+            })
+        })
+        .collect();
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    counter.tell((u64::MAX, 0));
+    let (count, in_order) = probe.expect_message(Duration::from_secs(60)).await;
+    assert_eq!(count, SENDERS * EACH);
+    assert!(in_order, "a sender's messages arrived out of order");
+}
+
+/// Counts `(sender, n)` pairs and checks each sender's `n` goes up by one.
+struct Tally {
+    count: u64,
+    next: Vec<u64>,
+    in_order: bool,
+    to: ActorRef<(u64, bool)>,
+}
+
+impl tapio::Protocol for Tally {
+    type Msg = (u64, u64);
+}
+
+impl Actor for Tally {
+    fn handle<'a>(
+        &'a mut self,
+        _: &'a mut ActorContext<(u64, u64)>,
+        (sender, n): (u64, u64),
+    ) -> tapio::Handled<'a, (u64, u64)> {
+        if sender == u64::MAX {
+            self.to.tell((self.count, self.in_order));
+        } else {
+            let expected = &mut self.next[sender as usize];
+            self.in_order &= *expected == n;
+            *expected = n + 1;
+            self.count += 1;
+        }
+        tapio::Handled::ready(())
+    }
+}
+
+// A ref prints as a full URI with its uid, and compares and hashes by actor.
+#[tapio::test]
+async fn a_ref_is_its_actor_identity(system: ActorSystem) {
+    let a = system.spawn(Behaviors::ignore::<u64>(), "a").unwrap();
+    let b = system.spawn(Behaviors::ignore::<u64>(), "b").unwrap();
+    let text = a.to_string();
+    assert_eq!(
+        text,
+        format!("tapio://a_ref_is_its_actor_identity/user/a#{}", a.uid())
+    );
+    assert_eq!(format!("{a:?}"), format!("ActorRef({text})"));
+    let set: HashSet<ActorRef<u64>> = [a.clone(), a.clone(), b.clone()].into_iter().collect();
+    assert_eq!(set.len(), 2);
+    assert_eq!(a.erase(), a);
+    assert_ne!(a.erase(), b);
+}
