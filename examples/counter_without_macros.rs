@@ -114,9 +114,10 @@ impl Actor for Counter {
         // A synchronous handler answers at once; an `async` one would be
         // `Handled::pending(async move { .. })`.
         match message {
-            CounterMsg::Increment(message, NoReply) => Handled::ready(self.increment(message)),
-            CounterMsg::GetCount(message, NoReply) => Handled::ready(self.get_count(message)),
+            CounterMsg::Increment(message, NoReply) => self.increment(message),
+            CounterMsg::GetCount(message, NoReply) => self.get_count(message),
         }
+        Handled::ready(())
     }
 }
 

@@ -22,3 +22,18 @@ pub mod counter;
 
 #[path = "counter_without_macros.rs"]
 pub mod counter_without_macros;
+
+/// How an example is run: it returns the lines it printed.
+pub type Run = fn() -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
+>;
+
+/// Every example, in the order of the guide, as `tour` runs them.
+pub const EXAMPLES: &[(&str, Run)] = &[
+    ("hello_world", || Box::pin(hello_world::run())),
+    ("ping_pong", || Box::pin(ping_pong::run())),
+    ("counter", || Box::pin(counter::run())),
+    ("counter_without_macros", || {
+        Box::pin(counter_without_macros::run())
+    }),
+];

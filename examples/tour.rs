@@ -12,15 +12,8 @@ use tapio_examples::support::{self, ExampleError};
 #[tokio::main]
 pub async fn main() -> Result<(), ExampleError> {
     support::init_logging();
-    for (name, lines) in [
-        ("hello_world", tapio_examples::hello_world::run().await?),
-        ("ping_pong", tapio_examples::ping_pong::run().await?),
-        ("counter", tapio_examples::counter::run().await?),
-        (
-            "counter_without_macros",
-            tapio_examples::counter_without_macros::run().await?,
-        ),
-    ] {
+    for (name, run) in tapio_examples::EXAMPLES {
+        let lines = run().await?;
         support::print(&[format!("== {name} ==")]);
         support::print(&lines);
         support::print(&[String::new()]);

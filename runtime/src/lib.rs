@@ -120,3 +120,8 @@ pub mod __private {
 }
 
 mod reply;
+
+/// The README's examples, compiled and run as doc tests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

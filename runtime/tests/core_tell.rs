@@ -2,8 +2,9 @@
 //! order (S5), nothing lost at volume, and what a ref is.
 
 // Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
-// library's documentation lints do not apply to them.
+// library's documentation lints do not apply to them, nor does its ban on unwrapping.
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -2,8 +2,9 @@
 //! the next behavior, children's own kits, and failures coming back to the test.
 
 // Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
-// library's documentation lints do not apply to them.
+// library's documentation lints do not apply to them, nor does its ban on unwrapping.
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use tapio::prelude::*;
 use tapio::testkit::{BehaviorTestKit, Effect, Outcome, TestInbox, TestKitError};
@@ -141,15 +142,29 @@ fn the_next_behavior_is_reported() {
     assert_eq!(kit.run(Command::Retire), Ok(Outcome::Stopped));
     assert!(!kit.is_alive());
 
+    let mut states = TestInbox::<bool>::new();
     let mut light = BehaviorTestKit::new(switch(false));
-    assert_eq!(light.run(Flip), Ok(Outcome::Switched));
+    assert_eq!(
+        light.run(Flip(states.actor_ref().clone())),
+        Ok(Outcome::Switched)
+    );
+    assert_eq!(
+        light.run(Flip(states.actor_ref().clone())),
+        Ok(Outcome::Switched)
+    );
+    assert_eq!(states.messages(), [false, true]);
 }
 
 #[message]
-pub struct Flip;
+pub struct Flip(pub ActorRef<bool>);
 
+/// A light switch: each `Flip` reports the state it leaves and switches to the other.
 fn switch(on: bool) -> Behavior<Flip> {
-    Behaviors::receive_message(move |_: Flip| switch(!on)).into()
+    Behaviors::receive_message(move |Flip(report): Flip| {
+        report.tell(on);
+        switch(!on)
+    })
+    .into()
 }
 
 #[test]

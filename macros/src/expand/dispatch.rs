@@ -53,11 +53,19 @@ fn signal(signal: &SignalHandler<'_>) -> TokenStream {
     } else {
         quote!(self.#method(signal))
     };
+    // The answer is checked (`IntoNext`) on the user's return type, so that is where
+    // an error points.
     let span = output_span(signal.method);
+    let ready = quote_spanned!(span=> ::tapio::__private::Handled::ready(output));
     let body = if signal.is_async {
-        quote_spanned!(span=> ::tapio::__private::Handled::pending(async move { #call.await }))
+        quote_spanned! {span=>
+            ::tapio::__private::Handled::pending(async move { #call.await })
+        }
     } else {
-        quote_spanned!(span=> ::tapio::__private::Handled::ready(#call))
+        quote! {
+            let output = #call;
+            #ready
+        }
     };
     quote! {
         fn signal<'a>(

@@ -180,13 +180,16 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
     let inputs = checked_inputs(method, "message handler", errors)?;
     let name = &method.sig.ident;
     let usage = format!(
-        "a handler takes the message it handles, and optionally the context before it: `fn {name}(&mut self, ctx: &mut Ctx<Self>, message: Increment)`"
+        "a handler takes the message it handles, and optionally the context before it: `fn {name}(&mut self, ctx: &mut Ctx<Self>, message: SomeMessage)`"
     );
     let (ctx, message) = match inputs.as_slice() {
         [message] => (None, *message),
         [ctx, message] => (Some(*ctx), *message),
         [] => {
-            errors.error(&method.sig, format!("`{name}` takes no message: {usage}"));
+            errors.push(syn::Error::new(
+                method.sig.paren_token.span.join(),
+                format!("`{name}` takes no message: {usage}"),
+            ));
             return None;
         }
         [_, _, extra, ..] => {
@@ -194,14 +197,14 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
             return None;
         }
     };
-    if let Some(ctx) = ctx {
-        if !is_mut_reference(&ctx.ty) {
-            errors.error(
-                &ctx.ty,
-                "the context comes before the message, as `ctx: &mut Ctx<Self>`",
-            );
-            return None;
-        }
+    if let Some(ctx) = ctx
+        && !is_mut_reference(&ctx.ty)
+    {
+        errors.error(
+            &ctx.ty,
+            "with two parameters, the first is the context: write `ctx: &mut Ctx<Self>` here, and the message after it",
+        );
+        return None;
     }
     let message_ty = &*message.ty;
     let variant = match message_ty {
@@ -251,19 +254,19 @@ fn parse_signal_handler<'a>(
             if !is_mut_reference(&ctx.ty) {
                 errors.error(
                     &ctx.ty,
-                    "the context comes before the signal, as `ctx: &mut Ctx<Self>`",
+                    "with two parameters, the first is the context: write `ctx: &mut Ctx<Self>` here, and the signal after it",
                 );
                 return None;
             }
             true
         }
         _ => {
-            errors.error(
-                &method.sig,
+            errors.push(syn::Error::new(
+                method.sig.paren_token.span.join(),
                 format!(
                     "a signal handler takes the signal, and optionally the context before it: `fn {name}(&mut self, ctx: &mut Ctx<Self>, signal: &Signal)`"
                 ),
-            );
+            ));
             return None;
         }
     };

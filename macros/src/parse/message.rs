@@ -62,13 +62,19 @@ pub(crate) fn parse_item<'a>(
             return None;
         }
     };
+    let mut borrows = false;
     for param in &generics.params {
         if let GenericParam::Lifetime(lifetime) = param {
             errors.error(
                 lifetime,
                 "a message cannot borrow: it travels to another task and must own its data; remove the lifetime parameter",
             );
+            borrows = true;
         }
+    }
+    if borrows {
+        // An impl for a borrowing type would only add errors about lifetimes.
+        return None;
     }
     Some(MessageModel {
         ident,

@@ -77,18 +77,18 @@ pub(crate) fn parse_test<'a>(
         );
         return None;
     }
-    if let Some(workers) = &args.worker_threads {
-        if workers.base10_parse::<usize>().map_or(true, |n| n == 0) {
-            errors.error(workers, "`worker_threads` must be at least 1");
-        }
+    if let Some(workers) = &args.worker_threads
+        && workers.base10_parse::<usize>().is_ok_and(|n| n == 0)
+    {
+        errors.error(workers, "`worker_threads` must be at least 1");
     }
-    if let (Some(paused), Some(workers)) = (&args.start_paused, &args.worker_threads) {
-        if paused.value {
-            errors.error(
-                workers,
-                "tokio's clock can be paused only on a current-thread runtime: drop `worker_threads` or `start_paused`",
-            );
-        }
+    if let (Some(paused), Some(workers)) = (&args.start_paused, &args.worker_threads)
+        && paused.value
+    {
+        errors.error(
+            workers,
+            "tokio's clock can be paused only on a current-thread runtime: drop `worker_threads` or `start_paused`",
+        );
     }
     Some(TestModel {
         function,

@@ -223,11 +223,12 @@ impl<P: Message> CellState<P> {
         if let Some(message) = self.cell.core.lane().pop() {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
-        if self.phase == Phase::Running && self.receiver.is_none() {
-            if let Some(receiver) = self.cell.user.take_receiver() {
-                self.receiver = Some(receiver);
-                cx.waker().wake_by_ref();
-            }
+        if self.phase == Phase::Running
+            && self.receiver.is_none()
+            && let Some(receiver) = self.cell.user.take_receiver()
+        {
+            self.receiver = Some(receiver);
+            cx.waker().wake_by_ref();
         }
         Poll::Pending
     }

@@ -47,6 +47,11 @@ impl<P: Message> AnyCell for LocalCell<P> {
 
 /// A reference to an actor whose protocol is `P`.
 ///
+/// It hashes and compares by the actor's identity (address, path, uid) only, so it is
+/// a sound key for a map or a set. Clippy's `mutable_key_type` lint sees the mailbox
+/// behind it and cannot tell; add `ignore-interior-mutability = ["tapio::ActorRef",
+/// "tapio::AnyActorRef"]` to your `clippy.toml`.
+///
 /// # Examples
 ///
 /// ```

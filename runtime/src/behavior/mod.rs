@@ -1,53 +1,4 @@
-//! Behaviors: what an actor does with the next message.
-//!
-//! A [`Behavior<P>`] is a recipe, cheap to clone and holding no state that changes.
-//! The runtime builds a running actor from it when the actor starts, and builds it
-//! again on a restart. State lives in what the recipe builds: the fields of an
-//! `#[actor]` struct, or the values a [`Behaviors::setup`] factory creates.
-//!
-//! A handler answers with the next behavior:
-//!
-//! | answer | meaning |
-//! |---|---|
-//! | [`Behaviors::same`] (or `()`) | keep going, unchanged |
-//! | [`Behaviors::stopped`] | stop this actor |
-//! | [`Behaviors::unhandled`] | the message becomes an unhandled dead letter |
-//! | any other behavior | switch to it for the next message |
-//! | `Err(e)` | the actor fails with `e`; its supervision decides what happens |
-//!
-//! # Examples
-//!
-//! Functional style, switching between two behaviors:
-//!
-//! ```
-//! use tapio::prelude::*;
-//!
-//! #[message]
-//! pub enum Switch { Flip, Report(ActorRef<bool>) }
-//!
-//! fn light(on: bool) -> Behavior<Switch> {
-//!     Behaviors::receive_message(move |message: Switch| match message {
-//!         Switch::Flip => light(!on),
-//!         Switch::Report(to) => {
-//!             to.tell(on);
-//!             Behaviors::same()
-//!         }
-//!     })
-//!     .into()
-//! }
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let system = ActorSystem::new("light")?;
-//! # let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-//! # let reader = system.spawn(Behaviors::receive_message(move |b: bool| { let _ = tx.send(b); }), "reader")?;
-//! let lamp = system.spawn(light(false), "lamp")?;
-//! lamp.tell(Switch::Flip);
-//! lamp.tell(Switch::Report(reader));
-//! # assert_eq!(rx.recv().await, Some(true));
-//! # system.terminate().await;
-//! # Ok(())
-//! # }
-//! ```
+//! Behaviors: what an actor does with the next message (see [`Behavior`]).
 
 mod actor;
 mod convert;
@@ -66,7 +17,56 @@ use crate::failure::Failure;
 use crate::message::Message;
 use crate::supervision::Supervise;
 
-/// What an actor does with its next message. See the [module docs](self).
+/// What an actor does with its next message.
+///
+/// A [`Behavior<P>`] is a recipe, cheap to clone and holding no state that changes.
+/// The runtime builds a running actor from it when the actor starts, and builds it
+/// again on a restart. State lives in what the recipe builds: the fields of an
+/// `#[actor]` struct, or the values a [`Behaviors::setup`] factory creates.
+///
+/// A handler answers with the next behavior:
+///
+/// | answer | meaning |
+/// |---|---|
+/// | [`Behaviors::same`] (or `()`) | keep going, unchanged |
+/// | [`Behaviors::stopped`] | stop this actor |
+/// | [`Behaviors::unhandled`] | the message becomes an unhandled dead letter |
+/// | any other behavior | switch to it for the next message |
+/// | `Err(e)` | the actor fails with `e`; its supervision decides what happens |
+///
+/// # Examples
+///
+/// Functional style, switching between two behaviors:
+///
+/// ```
+/// use tapio::prelude::*;
+///
+/// #[message]
+/// pub enum Switch { Flip, Report(ActorRef<bool>) }
+///
+/// fn light(on: bool) -> Behavior<Switch> {
+///     Behaviors::receive_message(move |message: Switch| match message {
+///         Switch::Flip => light(!on),
+///         Switch::Report(to) => {
+///             to.tell(on);
+///             Behaviors::same()
+///         }
+///     })
+///     .into()
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let system = ActorSystem::new("light")?;
+/// # let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+/// # let reader = system.spawn(Behaviors::receive_message(move |b: bool| { let _ = tx.send(b); }), "reader")?;
+/// let lamp = system.spawn(light(false), "lamp")?;
+/// lamp.tell(Switch::Flip);
+/// lamp.tell(Switch::Report(reader));
+/// # assert_eq!(rx.recv().await, Some(true));
+/// # system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
 pub struct Behavior<P: Message> {
     pub(crate) kind: Kind<P>,
 }

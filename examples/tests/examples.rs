@@ -1,0 +1,125 @@
+//! Every example prints the lines its guide promises: checked on the value each
+//! example's `run` returns, and on the stdout of the example binary itself, as
+//! `cargo run --example NAME` would show it.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use tapio_examples::support::ExampleError;
+
+/// Run an example's `run`, bounded, on a fresh multi-thread runtime.
+fn lines_of<F>(run: fn() -> F) -> Vec<String>
+where
+    F: std::future::Future<Output = Result<Vec<String>, ExampleError>>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(30), run()).await })
+        .expect("the example finished within 30 s")
+        .expect("the example ran without error")
+}
+
+/// The stdout of the compiled example, one entry per line.
+fn printed_by(example: &str) -> Vec<String> {
+    // Test binaries live in `target/<profile>/deps`; examples in `target/<profile>/examples`.
+    let deps = std::env::current_exe().expect("the test binary's path");
+    let profile = deps
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("the target profile directory");
+    let binary: PathBuf = profile.join("examples").join(example);
+    let output = Command::new(&binary)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}", binary.display()));
+    assert!(
+        output.status.success(),
+        "{example} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn check(example: &str, returned: Vec<String>, expected: &[&str]) {
+    assert_eq!(returned, expected, "{example}: what `run` returned");
+    assert_eq!(
+        printed_by(example),
+        expected,
+        "{example}: what the binary printed"
+    );
+}
+
+#[test]
+fn hello_world_greets_before_the_listener_hears() {
+    check(
+        "hello_world",
+        lines_of(tapio_examples::hello_world::run),
+        &["greeter: hello, world!", "listener: world has been greeted"],
+    );
+}
+
+#[test]
+fn ping_pong_alternates_and_ping_stops_itself() {
+    check(
+        "ping_pong",
+        lines_of(tapio_examples::ping_pong::run),
+        &[
+            "ping: hop 1",
+            "pong: hop 2",
+            "ping: hop 3",
+            "pong: hop 4",
+            "ping: hop 5",
+            "pong: hop 6",
+            "ping: hop 7",
+            "ping: that is enough, stopping",
+        ],
+    );
+}
+
+#[test]
+fn counter_reports_three() {
+    check(
+        "counter",
+        lines_of(tapio_examples::counter::run),
+        &["counter: 3"],
+    );
+    check(
+        "counter_without_macros",
+        lines_of(tapio_examples::counter_without_macros::run),
+        &["counter: 3"],
+    );
+}
+
+#[test]
+fn the_tour_runs_every_example_in_turn() {
+    let printed = printed_by("tour");
+    let sections: Vec<&str> = printed
+        .iter()
+        .filter_map(|line| line.strip_prefix("== ")?.strip_suffix(" =="))
+        .collect();
+    assert_eq!(
+        sections,
+        tapio_examples::EXAMPLES
+            .iter()
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+    );
+    for (name, _) in tapio_examples::EXAMPLES {
+        let section = printed
+            .iter()
+            .skip_while(|line| **line != format!("== {name} =="))
+            .skip(1)
+            .take_while(|line| !line.is_empty())
+            .cloned()
+            .collect::<Vec<_>>();
+        assert_eq!(section, printed_by(name), "the tour's {name} section");
+    }
+}
