@@ -78,6 +78,7 @@ pub mod events;
 mod failure;
 mod mailbox;
 mod message;
+pub mod shutdown;
 mod signal;
 pub mod supervision;
 mod system;
@@ -93,6 +94,7 @@ pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription}
 pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
 pub use crate::message::{Accepts, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyTo};
+pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{DeathPact, Signal, Terminated};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
 pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};

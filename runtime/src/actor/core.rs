@@ -110,15 +110,20 @@ impl Children {
         same
     }
 
+    /// The children, oldest first (uids grow with every spawn): listed, and told to
+    /// stop, in the order they were spawned.
     pub(crate) fn refs(&self) -> Vec<AnyActorRef> {
-        self.table
+        let mut children: Vec<_> = self
+            .table
             .iter()
             .flat_map(|t| t.iter())
             .map(|e| e.child.clone())
-            .collect()
+            .collect();
+        children.sort_by_key(AnyActorRef::uid);
+        children
     }
 
-    /// Take no new children from now on; returns the ones there are.
+    /// Take no new children from now on; returns the ones there are, oldest first.
     pub(crate) fn close(&mut self) -> Vec<AnyActorRef> {
         self.closed = true;
         self.refs()

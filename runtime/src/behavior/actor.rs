@@ -9,6 +9,7 @@ use crate::behavior::{Behavior, Behaviors, IntoNext};
 use crate::failure::Failure;
 use crate::message::{Message, Protocol};
 use crate::signal::Signal;
+use crate::supervision::Supervise;
 
 /// An actor written as a struct: its fields are its state, changed in place without
 /// a lock, because the actor handles one message at a time.
@@ -28,6 +29,16 @@ pub trait Actor: Protocol + Send + 'static {
         ctx: &'a mut ActorContext<Self::Msg>,
         message: Self::Msg,
     ) -> Handled<'a, Self::Msg>;
+
+    /// Supervise this actor: `Counter::default().supervise().on_failure::<E>(..)`,
+    /// the same as `Behaviors::supervise(Counter::default())`. A restart starts again
+    /// from a clone of this value.
+    fn supervise(self) -> Supervise<Self::Msg>
+    where
+        Self: Sized + Clone + Sync,
+    {
+        Behaviors::supervise(self)
+    }
 
     /// Handle a signal. The default leaves every signal unhandled.
     fn signal<'a>(

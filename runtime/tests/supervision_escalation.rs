@@ -1,0 +1,199 @@
+//! Escalation: `ChildFailed` on the parent's system lane and the parent's own decision
+//! (S16); an escalation reaching a guardian terminates the system with the path it
+//! climbed (S17).
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them, nor does its ban on unwrapping.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
+
+const SECOND: Duration = Duration::from_secs(1);
+
+#[derive(Debug, thiserror::Error)]
+#[error("unparseable")]
+pub struct Unparseable;
+
+/// A worker that escalates what it cannot parse (an empty line), and logs its start
+/// and stop.
+fn worker(log: ActorRef<String>) -> Behavior<String> {
+    Behaviors::supervise(Behaviors::setup(move |ctx| {
+        log.tell(format!("{} ready", ctx.path()));
+        let log = log.clone();
+        Behaviors::receive(|_, line: String| {
+            if line.is_empty() {
+                Err(Unparseable)
+            } else {
+                Ok(())
+            }
+        })
+        .on_signal(move |ctx, signal| {
+            if *signal == Signal::PostStop {
+                log.tell(format!("{} stopped", ctx.path()));
+            }
+        })
+    }))
+    .on_failure::<Unparseable>(SupervisorStrategy::escalate())
+    .into()
+}
+
+/// A pipeline that spawns its worker in setup (so a restart rebuilds it) and reports
+/// each worker to `workers`.
+fn pipeline(
+    log: ActorRef<String>,
+    workers: ActorRef<ActorRef<String>>,
+    strategy: SupervisorStrategy,
+) -> Behavior<u64> {
+    Behaviors::supervise(Behaviors::setup(move |ctx| {
+        log.tell(format!("{} building", ctx.path()));
+        let child = ctx.spawn(worker(log.clone()), "worker").unwrap();
+        workers.tell(child);
+        let log = log.clone();
+        Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
+            if *signal == Signal::PreRestart {
+                log.tell("pipeline restarting".into());
+            }
+        })
+    }))
+    .on_any_failure(strategy)
+    .into()
+}
+
+// S16: the failing child stops, its parent takes the decision (restart), which
+// rebuilds the parent's subtree; a sibling outside it is untouched.
+#[tapio::test(start_paused = true)]
+async fn a_parent_decides_on_an_escalated_failure(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let mut workers = TestProbe::<ActorRef<String>>::new(&system);
+    let mut ticks = TestProbe::<u64>::new(&system);
+    system
+        .spawn(
+            pipeline(
+                log.actor_ref().clone(),
+                workers.actor_ref().clone(),
+                SupervisorStrategy::restart().into(),
+            ),
+            "pipeline",
+        )
+        .unwrap();
+    let to = ticks.actor_ref().clone();
+    let ticker: ActorRef<u64> = system
+        .spawn(
+            Behaviors::setup(move |_| {
+                let to = to.clone();
+                let count = std::sync::atomic::AtomicU64::new(0);
+                Behaviors::receive_message(move |_: u64| {
+                    to.tell(count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
+                })
+            }),
+            "ticker",
+        )
+        .unwrap();
+    let first = workers.expect_message(SECOND).await;
+    assert_eq!(
+        log.receive_messages(2, SECOND).await,
+        ["/user/pipeline building", "/user/pipeline/worker ready"]
+    );
+    ticker.tell(1_u64);
+    assert_eq!(ticks.expect_message(SECOND).await, 1);
+
+    first.tell(String::new());
+    assert_eq!(
+        log.receive_messages(4, SECOND).await,
+        [
+            "/user/pipeline/worker stopped",
+            "pipeline restarting",
+            "/user/pipeline building",
+            "/user/pipeline/worker ready",
+        ]
+    );
+    let second = workers.expect_message(SECOND).await;
+    assert_eq!(second.path(), first.path());
+    assert_ne!(second.uid(), first.uid());
+    // The ticker kept its count through all of it.
+    ticker.tell(1_u64);
+    assert_eq!(ticks.expect_message(SECOND).await, 2);
+}
+
+// S16: a parent with no clause for the escalated failure stops (the default): the
+// escalation goes no further on its own.
+#[tapio::test(start_paused = true)]
+async fn a_parent_without_a_clause_stops(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let mut workers = TestProbe::<ActorRef<String>>::new(&system);
+    let behavior = Behaviors::setup({
+        let (log, workers) = (log.actor_ref().clone(), workers.actor_ref().clone());
+        move |ctx| {
+            let child = ctx.spawn(worker(log.clone()), "worker").unwrap();
+            workers.tell(child);
+            Behaviors::ignore::<u64>()
+        }
+    });
+    let parent = system.spawn(behavior, "parent").unwrap();
+    log.watch(&parent);
+    let child = workers.expect_message(SECOND).await;
+    child.tell(String::new());
+    log.expect_terminated(&parent, SECOND).await;
+    assert!(!system.is_terminating());
+}
+
+/// A chain of `depth` actors that all escalate `Unparseable`; the deepest fails on an
+/// empty line. Each reports the deepest actor's ref.
+fn escalating_chain(depth: u32, deepest: ActorRef<ActorRef<String>>) -> Behavior<String> {
+    Behaviors::supervise(Behaviors::setup(move |ctx| {
+        if depth > 1 {
+            let below = escalating_chain(depth - 1, deepest.clone());
+            let _: ActorRef<String> = ctx.spawn(below, &format!("level-{}", depth - 1)).unwrap();
+        } else {
+            deepest.tell(ctx.self_ref().clone());
+        }
+        Behaviors::receive_message(|line: String| {
+            if line.is_empty() {
+                Err(Unparseable)
+            } else {
+                Ok(())
+            }
+        })
+    }))
+    .on_failure::<Unparseable>(SupervisorStrategy::escalate())
+    .into()
+}
+
+// S17: an escalation through three levels reaches the guardian: the system
+// terminates, and `when_terminated` returns the original error with every path it
+// climbed.
+#[tokio::test(start_paused = true)]
+async fn an_escalation_nobody_catches_terminates_the_system_with_its_path() {
+    let system = ActorSystem::new("unsupervised").unwrap();
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut deepest = TestProbe::<ActorRef<String>>::new(&observer);
+    system
+        .spawn(escalating_chain(3, deepest.actor_ref().clone()), "level-3")
+        .unwrap();
+    let bottom = deepest.expect_message(SECOND).await;
+    assert_eq!(bottom.path().to_string(), "/user/level-3/level-2/level-1");
+    bottom.tell(String::new());
+    let failure = tokio::time::timeout(SECOND, system.when_terminated())
+        .await
+        .expect("the system terminated")
+        .expect_err("with the escalated failure");
+    assert!(failure.is::<Unparseable>());
+    let climbed: Vec<String> = failure.climbed().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        climbed,
+        [
+            "/user/level-3/level-2/level-1",
+            "/user/level-3/level-2",
+            "/user/level-3",
+            "/user",
+        ]
+    );
+    assert_eq!(system.live_actors(), 0);
+    // `terminate()` after the fact waits for the same end.
+    system.terminate().await;
+    observer.terminate().await;
+}
