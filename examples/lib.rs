@@ -23,6 +23,18 @@ pub mod counter;
 #[path = "counter_without_macros.rs"]
 pub mod counter_without_macros;
 
+#[path = "supervision_backoff.rs"]
+pub mod supervision_backoff;
+
+#[path = "death_watch.rs"]
+pub mod death_watch;
+
+#[path = "escalation.rs"]
+pub mod escalation;
+
+#[path = "graceful_shutdown.rs"]
+pub mod graceful_shutdown;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,

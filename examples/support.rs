@@ -30,6 +30,31 @@ impl Lines {
     }
 }
 
+/// Something that happens a number of times, which an example waits for instead of
+/// sleeping and hoping: actors `mark` it, `main` waits until it `reached` a count.
+#[derive(Debug, Clone)]
+pub struct Tally(Arc<tokio::sync::Semaphore>);
+
+impl Default for Tally {
+    fn default() -> Self {
+        Self(Arc::new(tokio::sync::Semaphore::new(0)))
+    }
+}
+
+impl Tally {
+    /// It happened once more.
+    pub fn mark(&self) {
+        self.0.add_permits(1);
+    }
+
+    /// Wait until it has happened `n` more times since the last wait.
+    pub async fn reached(&self, n: u32) {
+        if let Ok(permits) = self.0.acquire_many(n).await {
+            permits.forget();
+        }
+    }
+}
+
 /// Send the actors' logs to stderr, at the level `RUST_LOG` asks for (nothing by
 /// default). Every record a handler logs is tagged with the actor's path.
 pub fn init_logging() {

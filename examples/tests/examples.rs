@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use tapio_examples::support::ExampleError;
 
-/// Run an example's `run`, bounded, on a fresh multi-thread runtime.
+/// Run an example's `run`, bounded, on a fresh current-thread runtime, as the
+/// examples' own `main`s do.
 fn lines_of<F>(run: fn() -> F) -> Vec<String>
 where
     F: std::future::Future<Output = Result<Vec<String>, ExampleError>>,
 {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime");
@@ -95,6 +95,82 @@ fn counter_reports_three() {
         "counter_without_macros",
         lines_of(tapio_examples::counter_without_macros::run),
         &["counter: 3"],
+    );
+}
+
+#[test]
+fn supervision_backoff_accounts_for_every_item_and_gives_up_on_the_doomed() {
+    check(
+        "supervision_backoff",
+        lines_of(tapio_examples::supervision_backoff::run),
+        &[
+            "uploader: incarnation 1 ready",
+            "uploader: item 1 failed",
+            "uploader: incarnation 2 ready",
+            "uploader: item 2 failed",
+            "uploader: incarnation 3 ready",
+            "uploader: item 3 uploaded",
+            "doomed: item 4 failed",
+            "doomed: item 5 failed",
+            "doomed: restart window exhausted, stopped",
+        ],
+    );
+}
+
+#[test]
+fn death_watch_evicts_the_session_that_stopped() {
+    check(
+        "death_watch",
+        lines_of(tapio_examples::death_watch::run),
+        &[
+            "registry: registered ada, holding 1",
+            "registry: registered grace, holding 2",
+            "registry: ada stopped, holding 1",
+            "registry: holding [grace]",
+        ],
+    );
+}
+
+#[test]
+fn escalation_rebuilds_the_pipeline_and_terminates_an_unsupervised_system() {
+    check(
+        "escalation",
+        lines_of(tapio_examples::escalation::run),
+        &[
+            "pipeline: building, incarnation 1",
+            "worker: ready",
+            "ticker: tick 1",
+            "worker: cannot parse an empty line",
+            "worker: stopped",
+            "pipeline: restarting after the worker escalated",
+            "pipeline: building, incarnation 2",
+            "worker: ready",
+            "ticker: tick 2",
+            "worker: parsed \"ok\"",
+            "worker: stopped",
+            "worker: ready",
+            "worker: cannot parse an empty line",
+            "worker: stopped",
+            "system: terminated by empty input",
+            "system: raised in /user/worker",
+            "system: escalated up to the guardian /user",
+        ],
+    );
+}
+
+#[test]
+fn graceful_shutdown_closes_the_connections_before_the_pool() {
+    check(
+        "graceful_shutdown",
+        lines_of(tapio_examples::graceful_shutdown::run),
+        &[
+            "conn-1: ran \"select 1\"",
+            "conn-2: ran \"select 1\"",
+            "signal: SIGINT, shutting down",
+            "conn-1: closed",
+            "conn-2: closed",
+            "pool: closed, after every connection in it",
+        ],
     );
 }
 
