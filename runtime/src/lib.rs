@@ -83,6 +83,7 @@ mod signal;
 pub mod supervision;
 mod system;
 pub mod testkit;
+pub mod timer;
 
 pub use crate::actor::context::{ActorContext, Ctx};
 pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
@@ -98,6 +99,7 @@ pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{DeathPact, Signal, Terminated};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
 pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
+pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
 pub use tapio_macros::{actor, message, test};
 

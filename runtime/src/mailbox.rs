@@ -12,7 +12,7 @@
 //! one flag per user message, and only takes the lock when something is there.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
@@ -49,8 +49,14 @@ pub(crate) enum SystemMessage {
 #[derive(Debug, Default)]
 pub(crate) struct SystemLane {
     queue: Mutex<SystemQueue>,
-    pending: AtomicBool,
+    /// `PENDING` while messages are queued. The cell keeps its `IN_HANDLER` bit in
+    /// the same byte, which saves a word in every actor.
+    flags: AtomicU8,
 }
+
+const PENDING: u8 = 1;
+/// Set while the actor awaits an `async` handler.
+pub(crate) const IN_HANDLER: u8 = 2;
 
 #[derive(Debug, Default)]
 struct SystemQueue {
@@ -77,14 +83,14 @@ impl SystemLane {
             return Err(message);
         }
         queue.items.get_or_insert_default().push_back(message);
-        self.pending.store(true, Ordering::Release);
+        self.flags.fetch_or(PENDING, Ordering::Release);
         Ok(())
     }
 
     /// Take the next message, if any.
     #[inline(always)]
     pub(crate) fn pop(&self) -> Option<SystemMessage> {
-        if !self.pending.load(Ordering::Acquire) {
+        if self.flags.load(Ordering::Acquire) & PENDING == 0 {
             return None;
         }
         self.pop_locked()
@@ -96,18 +102,44 @@ impl SystemLane {
         let items = queue.items.as_mut()?;
         let message = items.pop_front();
         if items.is_empty() {
-            self.pending.store(false, Ordering::Release);
+            self.flags.fetch_and(!PENDING, Ordering::Release);
         }
         message
+    }
+
+    /// Set or clear one of the cell's own bits (`IN_HANDLER`).
+    pub(crate) fn set_flag(&self, flag: u8, on: bool) {
+        if on {
+            self.flags.fetch_or(flag, Ordering::Release);
+        } else {
+            self.flags.fetch_and(!flag, Ordering::Release);
+        }
+    }
+
+    /// Whether one of the cell's own bits is set.
+    pub(crate) fn has_flag(&self, flag: u8) -> bool {
+        self.flags.load(Ordering::Acquire) & flag != 0
+    }
+
+    /// Whether the lane has closed: the actor has stopped.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.lock().closed
     }
 
     /// Close the lane and take what was still queued.
     pub(crate) fn close(&self) -> VecDeque<SystemMessage> {
         let mut queue = self.lock();
         queue.closed = true;
-        self.pending.store(false, Ordering::Release);
+        self.flags.fetch_and(!PENDING, Ordering::Release);
         queue.items.take().map(|items| *items).unwrap_or_default()
     }
+}
+
+/// What travels on the user lane: a message, or the tick of one of the actor's own
+/// timers, which the cell turns into the timer's message if the timer still runs.
+pub(crate) enum Envelope<P> {
+    Message(P),
+    Tick(u64),
 }
 
 /// The user lane: a channel that exists from the first send on.
@@ -117,9 +149,9 @@ pub(crate) struct UserLane<P> {
 
 enum LaneState<P> {
     Open {
-        sender: UnboundedSender<P>,
+        sender: UnboundedSender<Envelope<P>>,
         /// Waits here until the cell picks it up.
-        receiver: Mutex<Option<UnboundedReceiver<P>>>,
+        receiver: Mutex<Option<UnboundedReceiver<Envelope<P>>>>,
     },
     /// The actor stopped before anything was ever sent.
     Closed,
@@ -131,8 +163,8 @@ pub(crate) enum Sent<P> {
     Queued,
     /// Queued on a channel this send created: the cell has to be woken to find it.
     QueuedFirst,
-    /// The actor has stopped: the message comes back.
-    Refused(P),
+    /// The actor has stopped: the envelope comes back.
+    Refused(Envelope<P>),
 }
 
 impl<P> UserLane<P> {
@@ -143,7 +175,7 @@ impl<P> UserLane<P> {
     }
 
     #[inline]
-    pub(crate) fn send(&self, message: P) -> Sent<P> {
+    pub(crate) fn send(&self, message: Envelope<P>) -> Sent<P> {
         match self.state.get() {
             Some(LaneState::Open { sender, .. }) => match sender.send(message) {
                 Ok(()) => Sent::Queued,
@@ -155,7 +187,7 @@ impl<P> UserLane<P> {
     }
 
     #[cold]
-    fn send_first(&self, message: P) -> Sent<P> {
+    fn send_first(&self, message: Envelope<P>) -> Sent<P> {
         let mut created = false;
         let state = self.state.get_or_init(|| {
             created = true;
@@ -176,7 +208,7 @@ impl<P> UserLane<P> {
     }
 
     /// The receiving half, the first time the cell asks after a send created it.
-    pub(crate) fn take_receiver(&self) -> Option<UnboundedReceiver<P>> {
+    pub(crate) fn take_receiver(&self) -> Option<UnboundedReceiver<Envelope<P>>> {
         match self.state.get() {
             Some(LaneState::Open { receiver, .. }) => receiver
                 .lock()
@@ -188,7 +220,7 @@ impl<P> UserLane<P> {
 
     /// Close the lane for good. Returns a receiver still waiting to be picked up, so
     /// its messages can be drained too.
-    pub(crate) fn close(&self) -> Option<UnboundedReceiver<P>> {
+    pub(crate) fn close(&self) -> Option<UnboundedReceiver<Envelope<P>>> {
         if self.state.set(LaneState::Closed).is_ok() {
             return None;
         }

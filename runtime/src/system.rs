@@ -147,6 +147,7 @@ pub(crate) struct SystemShared {
     next_uid: AtomicU64,
     next_anonymous: AtomicU64,
     live_cells: AtomicUsize,
+    live_timers: AtomicUsize,
     terminating: AtomicBool,
     guardians: Mutex<Option<Guardians>>,
     /// Bit 0: the user guardian has stopped; bit 1: the system guardian has.
@@ -204,6 +205,7 @@ impl ActorSystem {
             next_uid: AtomicU64::new(random_seed() >> 16),
             next_anonymous: AtomicU64::new(0),
             live_cells: AtomicUsize::new(0),
+            live_timers: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
             guardians: Mutex::new(None),
             guardians_stopped: watch::Sender::new(0),
@@ -432,6 +434,18 @@ impl SystemShared {
 
     pub(crate) fn cell_dropped(&self) {
         self.live_cells.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn timer_started(&self) {
+        self.live_timers.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn timer_stopped(&self) {
+        self.live_timers.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn live_timers(&self) -> usize {
+        self.live_timers.load(Ordering::Acquire)
     }
 
     pub(crate) fn is_terminating(&self) -> bool {

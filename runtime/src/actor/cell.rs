@@ -29,7 +29,7 @@ use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, Kind};
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::mailbox::SystemMessage;
+use crate::mailbox::{Envelope, SystemMessage};
 use crate::message::Message;
 use crate::signal::{DeathPact, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
@@ -56,40 +56,52 @@ pub(crate) fn run<P: Message>(
         }
         loop {
             let next = poll_fn(|cx| state.poll_event(cx)).await;
-            let slow = match next {
-                Ok(message) => {
-                    let outcome = match state.running.dispatch(&mut state.ctx, message) {
-                        Dispatched::Same => continue,
-                        Dispatched::Done(outcome) => outcome,
-                        Dispatched::Pending(future) => {
-                            state.cell.core.set_in_handler(true);
-                            let outcome = Guarded(future).await;
-                            state.cell.core.set_in_handler(false);
-                            outcome
+            // `next` is consumed whole here, so nothing of it stays in the task's
+            // state while an `async` handler runs.
+            let message = match state.take(next) {
+                Taken::Message(message) => message,
+                Taken::Nothing => continue,
+                Taken::Slow(slow) => {
+                    match slow {
+                        Slow::System(message) => Box::pin(state.on_system(*message)).await,
+                        Slow::Restart => Box::pin(state.restart()).await,
+                        Slow::Finish => {
+                            Box::pin(state.finish()).await;
+                            return;
                         }
-                        Dispatched::Nowhere(message) => {
-                            undeliverable(&state.cell, message);
-                            continue;
-                        }
-                    };
-                    match state.apply(outcome) {
-                        Some(failure) => Slow::Fail(failure),
-                        None => continue,
                     }
+                    continue;
                 }
-                Err(slow) => slow,
             };
-            match slow {
-                Slow::Fail(failure) => Box::pin(state.fail(failure)).await,
-                Slow::System(message) => Box::pin(state.on_system(*message)).await,
-                Slow::Restart => Box::pin(state.restart()).await,
-                Slow::Finish => {
-                    Box::pin(state.finish()).await;
-                    return;
+            let outcome = match state.running.dispatch(&mut state.ctx, message) {
+                Dispatched::Same => continue,
+                Dispatched::Done(outcome) => outcome,
+                Dispatched::Pending(future) => {
+                    state.cell.core.set_in_handler(true);
+                    let outcome = Guarded(future).await;
+                    state.cell.core.set_in_handler(false);
+                    outcome
                 }
+                Dispatched::Nowhere(message) => {
+                    undeliverable(&state.cell, message);
+                    continue;
+                }
+            };
+            if let Some(failure) = state.apply(outcome) {
+                Box::pin(state.fail(failure)).await;
             }
         }
     }
+}
+
+/// What an event from the lanes comes to.
+enum Taken<P> {
+    /// A message for the behavior.
+    Message(P),
+    /// Nothing to do: a tick of a timer cancelled or replaced since, dropped unseen.
+    Nothing,
+    /// Work besides handling a message.
+    Slow(Slow),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +119,6 @@ enum Phase {
 /// Small on purpose (a system message is boxed): it is held across the `await` of an
 /// `async` handler, inside every actor's task.
 enum Slow {
-    Fail(Failure),
     System(Box<SystemMessage>),
     Restart,
     Finish,
@@ -141,7 +152,7 @@ struct CellState<P: Message> {
     ctx: ActorContext<P>,
     cell: Arc<LocalCell<P>>,
     running: Running<P>,
-    receiver: Option<UnboundedReceiver<P>>,
+    receiver: Option<UnboundedReceiver<Envelope<P>>>,
     phase: Phase,
     rare: Option<Box<Rare<P>>>,
 }
@@ -174,6 +185,20 @@ impl<P: Message> CellState<P> {
         Ok(())
     }
 
+    /// Open what `poll_event` produced: a message (a timer's tick becomes its
+    /// timer's message), or the slow work to do.
+    #[inline]
+    fn take(&mut self, next: Result<Envelope<P>, Slow>) -> Taken<P> {
+        match next {
+            Ok(Envelope::Message(message)) => Taken::Message(message),
+            Ok(Envelope::Tick(id)) => match self.ctx.fire_timer(id) {
+                Some(message) => Taken::Message(message),
+                None => Taken::Nothing,
+            },
+            Err(slow) => Taken::Slow(slow),
+        }
+    }
+
     fn rare(&mut self) -> &mut Rare<P> {
         self.rare.get_or_insert_with(Rare::boxed)
     }
@@ -182,7 +207,7 @@ impl<P: Message> CellState<P> {
         self.rare.as_ref().map_or(0, |rare| rare.levels.len())
     }
 
-    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<P, Slow>> {
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<Envelope<P>, Slow>> {
         if let Some(message) = self.cell.core.lane().pop() {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
@@ -352,6 +377,7 @@ impl<P: Message> CellState<P> {
         }
         self.running = Running::Idle;
         self.ctx.unwatch_all();
+        self.ctx.cancel_timers();
         for child in self.cell.core.children().refs() {
             let _ = child.send_system(SystemMessage::Stop);
         }
@@ -389,6 +415,7 @@ impl<P: Message> CellState<P> {
         if let Some(rare) = &mut self.rare {
             rare.backoff = None;
         }
+        self.ctx.cancel_timers();
         self.close_user_lane();
         for child in self.cell.core.children().close() {
             let _ = child.send_system(SystemMessage::Stop);
@@ -406,12 +433,14 @@ impl<P: Message> CellState<P> {
             None => self.cell.user.close(),
         };
         if let Some(mut receiver) = receiver {
-            while let Ok(message) = receiver.try_recv() {
-                self.cell.core.system().dead_letter(
-                    message.into_payload(),
-                    self.cell.core.path(),
-                    DeadLetterReason::RecipientStopped,
-                );
+            while let Ok(envelope) = receiver.try_recv() {
+                if let Envelope::Message(message) = envelope {
+                    self.cell.core.system().dead_letter(
+                        message.into_payload(),
+                        self.cell.core.path(),
+                        DeadLetterReason::RecipientStopped,
+                    );
+                }
             }
         }
     }
@@ -460,7 +489,8 @@ impl<P: Message> Drop for CellState<P> {
     fn drop(&mut self) {
         if self.phase != Phase::Finished {
             // Cancelled at the shutdown deadline, or dropped with its runtime: make
-            // sure nothing more is queued where nobody reads.
+            // sure nothing more is queued where nobody reads, and no timer runs on.
+            self.ctx.cancel_timers();
             self.close_user_lane();
             self.cell.core.lane().close();
         }

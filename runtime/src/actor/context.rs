@@ -11,6 +11,7 @@ use crate::mailbox::SystemMessage;
 use crate::message::{Message, Protocol};
 use crate::system::ActorSystem;
 use crate::testkit::Recorder;
+use crate::timer::TimerScheduler;
 
 /// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`
 /// in an `#[actor]` block, or `&mut Ctx<MyMessage>` in a functional behavior.
@@ -23,16 +24,27 @@ pub type Ctx<T> = ActorContext<<T as Protocol>::Msg>;
 /// the cell runs each handler inside the actor's span ([`ActorContext::log`]).
 pub struct ActorContext<P: Message> {
     self_ref: ActorRef<P>,
-    extra: Option<Box<Extra>>,
+    extra: Option<Box<Extra<P>>>,
 }
 
 /// What most contexts never need, allocated on first use.
-#[derive(Default)]
-struct Extra {
+struct Extra<P: Message> {
     watching: HashSet<AnyActorRef>,
-    /// Set when a `BehaviorTestKit` runs the behavior: spawns, stops and watches are
-    /// recorded there instead of done.
+    /// Set when a `BehaviorTestKit` runs the behavior: spawns, stops, watches and
+    /// timers are recorded there instead of done.
     recorder: Option<Recorder>,
+    /// The cell's timers, once one was asked for.
+    timers: Option<TimerScheduler<P>>,
+}
+
+impl<P: Message> Default for Extra<P> {
+    fn default() -> Self {
+        Self {
+            watching: HashSet::new(),
+            recorder: None,
+            timers: None,
+        }
+    }
 }
 
 impl<P: Message> ActorContext<P> {
@@ -48,13 +60,13 @@ impl<P: Message> ActorContext<P> {
         Self {
             self_ref,
             extra: Some(Box::new(Extra {
-                watching: HashSet::new(),
                 recorder: Some(recorder),
+                ..Extra::default()
             })),
         }
     }
 
-    fn extra(&mut self) -> &mut Extra {
+    fn extra(&mut self) -> &mut Extra<P> {
         self.extra.get_or_insert_with(Default::default)
     }
 
@@ -82,6 +94,35 @@ impl<P: Message> ActorContext<P> {
     /// the handler hands elsewhere, for example with `tracing::Instrument`.
     pub fn log(&self) -> tracing::Span {
         tracing::Span::current()
+    }
+
+    /// The actor's timers: start, replace and cancel messages it sends itself later.
+    /// They belong to the actor's cell: a restart or a stop cancels all of them.
+    pub fn timers(&mut self) -> TimerScheduler<P> {
+        let extra = self.extra.get_or_insert_with(Default::default);
+        if let Some(timers) = &extra.timers {
+            return timers.clone();
+        }
+        let timers = match (&extra.recorder, self.self_ref.local_cell()) {
+            (Some(recorder), _) => TimerScheduler::recorded(recorder.effect_log()),
+            (None, Some(cell)) => TimerScheduler::for_cell(cell),
+            // The context of a cell always has a local ref; anything else records.
+            (None, None) => TimerScheduler::recorded(crate::testkit::EffectLog::default()),
+        };
+        extra.timers = Some(timers.clone());
+        timers
+    }
+
+    /// The message of a tick of timer `id`, if that timer still runs.
+    pub(crate) fn fire_timer(&mut self, id: u64) -> Option<P> {
+        self.extra.as_ref()?.timers.as_ref()?.fire(id)
+    }
+
+    /// Cancel every timer (on restart and on stop).
+    pub(crate) fn cancel_timers(&mut self) {
+        if let Some(timers) = self.extra.as_ref().and_then(|extra| extra.timers.as_ref()) {
+            timers.cancel_all();
+        }
     }
 
     /// Spawn a child named `name`, unique among this actor's live children.

@@ -3,14 +3,13 @@
 use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnyActorRef};
-use crate::mailbox::SystemLane;
+use crate::mailbox::{IN_HANDLER, SystemLane};
 use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
@@ -29,9 +28,6 @@ pub(crate) struct CellCore {
     lane: SystemLane,
     waker: AtomicWaker,
     children: Mutex<Children>,
-    /// Set while the actor awaits an `async` handler: what the shutdown deadline
-    /// reports about an actor it cancels.
-    in_handler: AtomicBool,
 }
 
 /// The children of one actor, keyed by name (borrowed from each child's path).
@@ -154,7 +150,6 @@ impl CellCore {
             lane: SystemLane::default(),
             waker: AtomicWaker::new(),
             children: Mutex::new(Children::default()),
-            in_handler: AtomicBool::new(false),
         }
     }
 
@@ -187,12 +182,14 @@ impl CellCore {
         &self.waker
     }
 
+    /// Mark that the actor awaits an `async` handler (or no longer does): what the
+    /// shutdown deadline reports about an actor it cancels.
     pub(crate) fn set_in_handler(&self, busy: bool) {
-        self.in_handler.store(busy, Ordering::Release);
+        self.lane.set_flag(IN_HANDLER, busy);
     }
 
     pub(crate) fn is_in_handler(&self) -> bool {
-        self.in_handler.load(Ordering::Acquire)
+        self.lane.has_flag(IN_HANDLER)
     }
 
     #[inline]

@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::events::DeadLetterReason;
-use crate::mailbox::{Sent, SystemMessage};
+use crate::mailbox::{Envelope, Sent, SystemMessage};
 use crate::message::{Accepts, Message};
 
 pub(crate) use self::core::{CellCore, Parent};
@@ -37,6 +37,31 @@ pub(crate) struct LocalCell<P> {
 /// What every cell can do whatever its protocol: the untyped half.
 pub(crate) trait AnyCell: Send + Sync + 'static {
     fn core(&self) -> &CellCore;
+}
+
+impl<P: Message> LocalCell<P> {
+    /// Put an envelope on the user lane. A message the actor can no longer take
+    /// becomes a dead letter; `false` says the lane has closed.
+    #[inline]
+    pub(crate) fn deliver(&self, envelope: Envelope<P>) -> bool {
+        match self.user.send(envelope) {
+            Sent::Queued => true,
+            Sent::QueuedFirst => {
+                self.core.wake();
+                true
+            }
+            Sent::Refused(Envelope::Message(message)) => {
+                self.core.system().dead_letter(
+                    message.into_payload(),
+                    self.core.path(),
+                    DeadLetterReason::RecipientStopped,
+                );
+                false
+            }
+            // A tick of a timer whose actor has stopped: the timer is gone with it.
+            Sent::Refused(Envelope::Tick(_)) => false,
+        }
+    }
 }
 
 impl<P: Message> AnyCell for LocalCell<P> {
@@ -114,15 +139,16 @@ impl<P: Message> ActorRef<P> {
     #[inline]
     pub(crate) fn deliver(&self, message: P) {
         match &self.target {
-            Target::Local(cell) => match cell.user.send(message) {
-                Sent::Queued => {}
-                Sent::QueuedFirst => cell.core.wake(),
-                Sent::Refused(message) => cell.core.system().dead_letter(
-                    message.into_payload(),
-                    cell.core.path(),
-                    DeadLetterReason::RecipientStopped,
-                ),
-            },
+            Target::Local(cell) => {
+                cell.deliver(Envelope::Message(message));
+            }
+        }
+    }
+
+    /// The cell behind a local ref.
+    pub(crate) fn local_cell(&self) -> Option<&Arc<LocalCell<P>>> {
+        match &self.target {
+            Target::Local(cell) => Some(cell),
         }
     }
 

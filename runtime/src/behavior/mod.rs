@@ -240,6 +240,19 @@ impl Behaviors {
         })))
     }
 
+    /// A behavior built with the actor's timers at hand: `factory` runs like a setup
+    /// (on start and on every restart) and gets the [`TimerScheduler`](crate::TimerScheduler).
+    /// Timers belong to the cell, so a restart cancels them and the factory starts
+    /// them again.
+    pub fn with_timers<P, F, S>(factory: F) -> Behavior<P>
+    where
+        P: Message,
+        F: Fn(crate::TimerScheduler<P>) -> S + Send + Sync + 'static,
+        S: SetupOutput<P>,
+    {
+        Self::setup(move |ctx| factory(ctx.timers()))
+    }
+
     /// Supervise `behavior`: add strategies with
     /// [`Supervise::on_failure`](crate::Supervise::on_failure).
     pub fn supervise<P, B>(behavior: B) -> Supervise<P>

@@ -168,7 +168,8 @@ impl<E: fmt::Debug> TestResult for Result<(), E> {
 ///   cancelled);
 /// - no actor cancelled at the deadline for another reason (it was waiting for a
 ///   stuck child, or its turn to stop never came);
-/// - no actor task still running (a handler blocking its thread cannot be cancelled).
+/// - no actor task still running (a handler blocking its thread cannot be cancelled);
+/// - no timer still running.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LeakReport {
     system: String,
@@ -178,6 +179,8 @@ pub struct LeakReport {
     pub not_stopped: Vec<ActorPath>,
     /// Actor tasks still running after termination (guardians included).
     pub running_tasks: usize,
+    /// Timers still running after termination.
+    pub pending_timers: usize,
 }
 
 impl LeakReport {
@@ -201,12 +204,16 @@ impl LeakReport {
             stuck_in_handler: stuck.into_iter().map(|c| c.path).collect(),
             not_stopped: idle.into_iter().map(|c| c.path).collect(),
             running_tasks: system.live_actors(),
+            pending_timers: system.shared().live_timers(),
         }
     }
 
     /// Whether nothing leaked.
     pub fn is_clean(&self) -> bool {
-        self.stuck_in_handler.is_empty() && self.not_stopped.is_empty() && self.running_tasks == 0
+        self.stuck_in_handler.is_empty()
+            && self.not_stopped.is_empty()
+            && self.running_tasks == 0
+            && self.pending_timers == 0
     }
 }
 
@@ -226,6 +233,13 @@ impl fmt::Display for LeakReport {
             write!(
                 f,
                 "\n- {path} had not stopped by the shutdown deadline (waiting for a child, or for its turn) and was cancelled"
+            )?;
+        }
+        if self.pending_timers > 0 {
+            write!(
+                f,
+                "\n- {} timer(s) still running after termination",
+                self.pending_timers
             )?;
         }
         if self.running_tasks > 0 {

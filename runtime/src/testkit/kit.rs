@@ -4,6 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -12,10 +13,12 @@ use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, IntoBehavior, Kind};
 use crate::failure::Failure;
+use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
 use crate::signal::Signal;
 use crate::system::ActorSystem;
 use crate::testkit::recorder::{Recorder, detached_cell};
+use crate::timer::{TimerKey, TimerMode};
 
 /// Something a behavior did through its context, recorded by a [`BehaviorTestKit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +48,20 @@ pub enum Effect {
     Unwatched {
         /// The actor no longer watched.
         actor: AnyActorRef,
+    },
+    /// A timer started (or restarted: starting a key again replaces the timer).
+    TimerStarted {
+        /// The timer's key.
+        key: TimerKey,
+        /// Single, fixed-delay or fixed-rate.
+        mode: TimerMode,
+        /// The delay, or the interval of a repeating timer.
+        delay: Duration,
+    },
+    /// A running timer cancelled, by its key or because a new timer took its key.
+    TimerCancelled {
+        /// The timer's key.
+        key: TimerKey,
     },
 }
 
@@ -279,7 +296,7 @@ impl<P: Message> BehaviorTestKit<P> {
     pub fn effects(&mut self) -> Vec<Effect> {
         self.ctx
             .recorder()
-            .map(Recorder::take_effects)
+            .map(|recorder| recorder.effect_log().take())
             .unwrap_or_default()
     }
 
@@ -295,7 +312,7 @@ impl<P: Message> BehaviorTestKit<P> {
         }
         effects.remove(0);
         if let Some(recorder) = self.ctx.recorder() {
-            recorder.put_back(effects);
+            recorder.effect_log().put_back(effects);
         }
     }
 
@@ -428,7 +445,7 @@ fn poll_once<F: Future>(future: F, what: &str) -> F::Output {
 /// The mailbox of a cell without a task, read by a test.
 pub(crate) struct DetachedMailbox<M> {
     cell: Arc<LocalCell<M>>,
-    receiver: Option<UnboundedReceiver<M>>,
+    receiver: Option<UnboundedReceiver<Envelope<M>>>,
     /// A message looked at and put back.
     front: Option<M>,
 }
@@ -449,7 +466,12 @@ impl<M: Message> DetachedMailbox<M> {
         if self.receiver.is_none() {
             self.receiver = self.cell.user.take_receiver();
         }
-        self.receiver.as_mut()?.try_recv().ok()
+        loop {
+            // A detached cell runs no timers, so every envelope is a message.
+            if let Envelope::Message(message) = self.receiver.as_mut()?.try_recv().ok()? {
+                return Some(message);
+            }
+        }
     }
 
     pub(crate) fn put_front(&mut self, message: M) {

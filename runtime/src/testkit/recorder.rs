@@ -1,7 +1,7 @@
 //! What a context records instead of doing, when a `BehaviorTestKit` runs it.
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::actor::spawn::ChildName;
 use crate::actor::{
@@ -13,10 +13,35 @@ use crate::message::Message;
 use crate::system::ActorSystem;
 use crate::testkit::Effect;
 
+/// Effects in the order they happened, shared by a context's recorder and its timers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EffectLog(Arc<Mutex<Vec<Effect>>>);
+
+impl EffectLog {
+    fn lock(&self) -> MutexGuard<'_, Vec<Effect>> {
+        self.0.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    pub(crate) fn record(&self, effect: Effect) {
+        self.lock().push(effect);
+    }
+
+    pub(crate) fn take(&self) -> Vec<Effect> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Put effects taken out back in front of any recorded since.
+    pub(crate) fn put_back(&self, mut effects: Vec<Effect>) {
+        let mut log = self.lock();
+        effects.append(&mut log);
+        *log = effects;
+    }
+}
+
 /// The effects of a behavior under test, and the children it spawned.
 pub(crate) struct Recorder {
     system: ActorSystem,
-    effects: Vec<Effect>,
+    effects: EffectLog,
     children: Vec<RecordedChild>,
     next_anonymous: u64,
 }
@@ -36,7 +61,7 @@ impl Recorder {
     pub(crate) fn new(system: ActorSystem) -> Self {
         Self {
             system,
-            effects: Vec::new(),
+            effects: EffectLog::default(),
             children: Vec::new(),
             next_anonymous: 0,
         }
@@ -46,14 +71,8 @@ impl Recorder {
         &self.system
     }
 
-    pub(crate) fn take_effects(&mut self) -> Vec<Effect> {
-        std::mem::take(&mut self.effects)
-    }
-
-    /// Put effects taken out back in front of any recorded since.
-    pub(crate) fn put_back(&mut self, mut effects: Vec<Effect>) {
-        effects.append(&mut self.effects);
-        self.effects = effects;
+    pub(crate) fn effect_log(&self) -> EffectLog {
+        self.effects.clone()
     }
 
     pub(crate) fn spawn<Q: Message>(
@@ -89,7 +108,7 @@ impl Recorder {
             Parent::Cell(parent.clone()),
         );
         let actor = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
-        self.effects.push(if anonymous {
+        self.effects.record(if anonymous {
             Effect::SpawnedAnonymous { name }
         } else {
             Effect::Spawned { name }
@@ -111,7 +130,7 @@ impl Recorder {
             });
         };
         let stopped = self.children.remove(at);
-        self.effects.push(Effect::Stopped {
+        self.effects.record(Effect::Stopped {
             name: stopped.actor.path().name().to_owned(),
         });
         Ok(())
@@ -135,11 +154,11 @@ impl Recorder {
     }
 
     pub(crate) fn watched(&mut self, actor: AnyActorRef) {
-        self.effects.push(Effect::Watched { actor });
+        self.effects.record(Effect::Watched { actor });
     }
 
     pub(crate) fn unwatched(&mut self, actor: AnyActorRef) {
-        self.effects.push(Effect::Unwatched { actor });
+        self.effects.record(Effect::Unwatched { actor });
     }
 }
 

@@ -1,5 +1,5 @@
-// Telling an actor a message its protocol does not contain does not compile, and the
-// error names the protocol and the message.
+// S3 (C): telling an actor a message its protocol does not contain does not compile,
+// and the error names the protocol and the message.
 use tapio::prelude::*;
 
 #[message]

@@ -1,0 +1,410 @@
+//! Timers: messages an actor sends itself later, on its own user lane.
+//!
+//! A timer delivers an ordinary message: it queues behind what is already in the
+//! mailbox and can never re-enter a handler that is still running (S24). Timers are
+//! keyed: starting a key again replaces the timer, and a key cancels it. They belong
+//! to the actor's cell, not to its behavior, so a restart or a stop cancels all of
+//! them, and a tick already queued by a cancelled timer is dropped unseen: what the
+//! incarnation that failed scheduled never reaches the one replacing it (S25).
+//!
+//! - [`TimerScheduler::start_single_timer`]: once, after a delay.
+//! - [`TimerScheduler::start_fixed_delay`]: repeatedly, the next tick `delay` after the
+//!   previous one was handled, so an actor that falls behind gets fewer ticks.
+//! - [`TimerScheduler::start_fixed_rate`]: repeatedly, on a fixed schedule; after a
+//!   stall the missed ticks come one after another. Think twice: that burst arrives at
+//!   an actor that has just shown it is not keeping up.
+//!
+//! # Examples
+//!
+//! ```
+//! use std::time::Duration;
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! #[derive(Clone)]
+//! pub struct Refill;
+//!
+//! let limiter: Behavior<Refill> = Behaviors::with_timers(|timers| {
+//!     timers
+//!         .start_fixed_rate("refill", Refill, Duration::from_millis(30))
+//!         .expect("a non-zero interval");
+//!     Behaviors::receive_message(|_: Refill| ())
+//! });
+//! # let _ = limiter;
+//! ```
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::task::AbortHandle;
+
+use crate::actor::LocalCell;
+use crate::mailbox::Envelope;
+use crate::message::{Accepts, Message};
+use crate::system::SystemShared;
+use crate::testkit::EffectLog;
+
+/// The key a timer is started, replaced and cancelled by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TimerKey(Cow<'static, str>);
+
+impl TimerKey {
+    /// The key as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&'static str> for TimerKey {
+    fn from(key: &'static str) -> Self {
+        Self(Cow::Borrowed(key))
+    }
+}
+
+impl From<String> for TimerKey {
+    fn from(key: String) -> Self {
+        Self(Cow::Owned(key))
+    }
+}
+
+impl fmt::Display for TimerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How a timer repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimerMode {
+    /// Once, after the delay.
+    Single,
+    /// Repeatedly, each tick the delay after the previous one was handled.
+    FixedDelay,
+    /// Repeatedly, on a fixed schedule, catching up after a stall.
+    FixedRate,
+}
+
+/// A timer that cannot work, refused when it is started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a repeating timer needs a non-zero interval (timer {key:?}): a zero interval would flood the mailbox; use a single timer to act once"
+)]
+pub struct ZeroInterval {
+    /// The timer's key.
+    pub key: TimerKey,
+}
+
+/// Starts and cancels the timers of one actor. Cheap to clone; every clone reaches
+/// the same timers. Get one with [`ActorContext::timers`](crate::ActorContext::timers)
+/// or [`Behaviors::with_timers`](crate::Behaviors::with_timers).
+pub struct TimerScheduler<P: Message> {
+    table: Arc<Mutex<TimerTable<P>>>,
+}
+
+impl<P: Message> Clone for TimerScheduler<P> {
+    fn clone(&self) -> Self {
+        Self {
+            table: self.table.clone(),
+        }
+    }
+}
+
+impl<P: Message> fmt::Debug for TimerScheduler<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let table = self.lock();
+        let active: Vec<(&str, TimerMode)> = table
+            .timers
+            .iter()
+            .map(|t| (t.key.as_str(), t.mode))
+            .collect();
+        f.debug_struct("TimerScheduler")
+            .field("active", &active)
+            .finish()
+    }
+}
+
+/// The timers of one cell.
+pub(crate) struct TimerTable<P: Message> {
+    target: Target<P>,
+    timers: Vec<Timer<P>>,
+    next_id: u64,
+}
+
+enum Target<P: Message> {
+    /// A running actor: ticks go to its mailbox.
+    Cell {
+        cell: Weak<LocalCell<P>>,
+        system: Arc<SystemShared>,
+    },
+    /// A behavior under a `BehaviorTestKit`: timers are recorded, not run.
+    Recorded(EffectLog),
+}
+
+struct Timer<P: Message> {
+    key: TimerKey,
+    id: u64,
+    mode: TimerMode,
+    message: TimerMessage<P>,
+    task: Option<AbortHandle>,
+    /// For a fixed-delay timer: told when a tick was handled, to schedule the next.
+    rearm: Option<Arc<Notify>>,
+    /// The system whose count of live timers this one is in.
+    counted: Option<Arc<SystemShared>>,
+}
+
+enum TimerMessage<P> {
+    Once(Option<P>),
+    Repeat(Box<dyn Fn() -> P + Send>),
+}
+
+impl<P: Message> Drop for Timer<P> {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+        if let Some(system) = &self.counted {
+            system.timer_stopped();
+        }
+    }
+}
+
+impl<P: Message> TimerScheduler<P> {
+    pub(crate) fn for_cell(cell: &Arc<LocalCell<P>>) -> Self {
+        Self::with_target(Target::Cell {
+            cell: Arc::downgrade(cell),
+            system: cell.core.system().clone(),
+        })
+    }
+
+    pub(crate) fn recorded(effects: EffectLog) -> Self {
+        Self::with_target(Target::Recorded(effects))
+    }
+
+    fn with_target(target: Target<P>) -> Self {
+        Self {
+            table: Arc::new(Mutex::new(TimerTable {
+                target,
+                timers: Vec::new(),
+                next_id: 0,
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TimerTable<P>> {
+        // No user code runs under this lock.
+        self.table
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Send `message` once, after `delay`. Replaces a timer with the same key.
+    pub fn start_single_timer<M>(&self, key: impl Into<TimerKey>, message: M, delay: Duration)
+    where
+        M: Message,
+        P: Accepts<M>,
+    {
+        let message = TimerMessage::Once(Some(P::wrap(message)));
+        self.lock()
+            .start(key.into(), TimerMode::Single, message, delay);
+    }
+
+    /// Send `message` every `delay`, counted from the moment the previous tick was
+    /// handled. Replaces a timer with the same key.
+    ///
+    /// # Errors
+    ///
+    /// [`ZeroInterval`] when `delay` is zero; nothing is started.
+    pub fn start_fixed_delay<M>(
+        &self,
+        key: impl Into<TimerKey>,
+        message: M,
+        delay: Duration,
+    ) -> Result<(), ZeroInterval>
+    where
+        M: Message + Clone + Sync,
+        P: Accepts<M>,
+    {
+        self.start_repeating(key.into(), TimerMode::FixedDelay, message, delay)
+    }
+
+    /// Send `message` every `interval` on a fixed schedule; after a stall the missed
+    /// ticks are sent one after another. Replaces a timer with the same key.
+    ///
+    /// # Errors
+    ///
+    /// [`ZeroInterval`] when `interval` is zero; nothing is started.
+    pub fn start_fixed_rate<M>(
+        &self,
+        key: impl Into<TimerKey>,
+        message: M,
+        interval: Duration,
+    ) -> Result<(), ZeroInterval>
+    where
+        M: Message + Clone + Sync,
+        P: Accepts<M>,
+    {
+        self.start_repeating(key.into(), TimerMode::FixedRate, message, interval)
+    }
+
+    fn start_repeating<M>(
+        &self,
+        key: TimerKey,
+        mode: TimerMode,
+        message: M,
+        interval: Duration,
+    ) -> Result<(), ZeroInterval>
+    where
+        M: Message + Clone + Sync,
+        P: Accepts<M>,
+    {
+        if interval.is_zero() {
+            return Err(ZeroInterval { key });
+        }
+        let message = TimerMessage::Repeat(Box::new(move || P::wrap(message.clone())));
+        self.lock().start(key, mode, message, interval);
+        Ok(())
+    }
+
+    /// Cancel the timer with this key, if there is one. A tick it already queued is
+    /// dropped unseen.
+    pub fn cancel(&self, key: impl Into<TimerKey>) {
+        self.lock().cancel(&key.into());
+    }
+
+    /// Cancel every timer.
+    pub fn cancel_all(&self) {
+        self.lock().cancel_all();
+    }
+
+    /// Whether a timer with this key is running.
+    pub fn is_active(&self, key: impl Into<TimerKey>) -> bool {
+        let key = key.into();
+        self.lock().timers.iter().any(|timer| timer.key == key)
+    }
+
+    /// The message for the tick of timer `id`, if that timer still runs; `None` for a
+    /// tick of a timer since cancelled or replaced. A single timer ends here; a
+    /// fixed-delay timer is told to schedule its next tick.
+    pub(crate) fn fire(&self, id: u64) -> Option<P> {
+        let mut table = self.lock();
+        let at = table.timers.iter().position(|timer| timer.id == id)?;
+        let timer = &mut table.timers[at];
+        match &mut timer.message {
+            TimerMessage::Once(message) => {
+                let message = message.take();
+                table.timers.remove(at);
+                message
+            }
+            TimerMessage::Repeat(make) => {
+                let message = make();
+                if let Some(rearm) = &timer.rearm {
+                    rearm.notify_one();
+                }
+                Some(message)
+            }
+        }
+    }
+}
+
+impl<P: Message> TimerTable<P> {
+    fn start(&mut self, key: TimerKey, mode: TimerMode, message: TimerMessage<P>, every: Duration) {
+        self.cancel(&key);
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut timer = Timer {
+            key: key.clone(),
+            id,
+            mode,
+            message,
+            task: None,
+            rearm: None,
+            counted: None,
+        };
+        match &self.target {
+            Target::Recorded(effects) => effects.record(crate::testkit::Effect::TimerStarted {
+                key,
+                mode,
+                delay: every,
+            }),
+            Target::Cell { cell, system } => {
+                // A handle kept past its actor's stop starts nothing.
+                let alive = cell
+                    .upgrade()
+                    .is_some_and(|cell| !cell.core.lane().is_closed());
+                let Some(runtime) = system.runtime().filter(|_| alive) else {
+                    return;
+                };
+                let cell = cell.clone();
+                timer.task = Some(match mode {
+                    TimerMode::Single => runtime
+                        .spawn(async move {
+                            tokio::time::sleep(every).await;
+                            tick(&cell, id);
+                        })
+                        .abort_handle(),
+                    TimerMode::FixedRate => runtime
+                        .spawn(async move {
+                            let start = tokio::time::Instant::now() + every;
+                            let mut schedule = tokio::time::interval_at(start, every);
+                            schedule
+                                .set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+                            loop {
+                                schedule.tick().await;
+                                if !tick(&cell, id) {
+                                    break;
+                                }
+                            }
+                        })
+                        .abort_handle(),
+                    TimerMode::FixedDelay => {
+                        let rearm = Arc::new(Notify::new());
+                        timer.rearm = Some(rearm.clone());
+                        runtime
+                            .spawn(async move {
+                                loop {
+                                    tokio::time::sleep(every).await;
+                                    if !tick(&cell, id) {
+                                        break;
+                                    }
+                                    rearm.notified().await;
+                                }
+                            })
+                            .abort_handle()
+                    }
+                });
+                system.timer_started();
+                timer.counted = Some(system.clone());
+            }
+        }
+        self.timers.push(timer);
+    }
+
+    fn cancel(&mut self, key: &TimerKey) {
+        let before = self.timers.len();
+        self.timers.retain(|timer| timer.key != *key);
+        if self.timers.len() != before
+            && let Target::Recorded(effects) = &self.target
+        {
+            effects.record(crate::testkit::Effect::TimerCancelled { key: key.clone() });
+        }
+    }
+
+    fn cancel_all(&mut self) {
+        let keys: Vec<TimerKey> = self.timers.iter().map(|t| t.key.clone()).collect();
+        for key in keys {
+            self.cancel(&key);
+        }
+    }
+}
+
+/// Put a tick of timer `id` on the cell's user lane; `false` once the cell is gone.
+fn tick<P: Message>(cell: &Weak<LocalCell<P>>, id: u64) -> bool {
+    let Some(cell) = cell.upgrade() else {
+        return false;
+    };
+    cell.deliver(Envelope::Tick(id))
+}

@@ -1,0 +1,388 @@
+//! Timers: a tick is an ordinary message on the actor's own user lane (S24); single,
+//! fixed-delay and fixed-rate timers, keyed, cancelled on restart and on stop (S25).
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them, nor does its ban on unwrapping.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::{BehaviorTestKit, Effect, LeakReport, TestProbe};
+use tapio::{TimerMode, TimerScheduler, ZeroInterval};
+use tokio::sync::watch;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+const SECOND: Duration = Duration::from_secs(1);
+
+/// What a timed actor handles: commands from the test, and its own ticks.
+#[message]
+#[derive(Clone)]
+pub enum Timed {
+    /// Start a single timer under `key`, after `delay`, that sends `Tick(name)`.
+    Single(&'static str, Duration, &'static str),
+    /// Start a fixed-rate timer.
+    Rate(&'static str, Duration),
+    /// Start a fixed-delay timer.
+    Delay(&'static str, Duration),
+    Cancel(&'static str),
+    /// Wait for the gate to open (the handler is busy meanwhile), then log.
+    Busy(watch::Receiver<bool>, &'static str),
+    /// Log the name.
+    Note(&'static str),
+    /// A tick of a timer.
+    Tick(&'static str),
+    /// Fail the handler.
+    Fail,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("failed on purpose")]
+pub struct Failed;
+
+#[derive(Clone)]
+struct Clock {
+    log: ActorRef<String>,
+    timers: TimerScheduler<ClockMsg>,
+    /// Which incarnation this is: 1, then 2 after a restart.
+    incarnation: u32,
+}
+
+#[actor]
+impl Clock {
+    async fn timed(&mut self, message: Timed) -> Result<(), Failed> {
+        match message {
+            Timed::Single(key, delay, name) => {
+                self.timers
+                    .start_single_timer(key, Timed::Tick(name), delay)
+            }
+            Timed::Rate(key, every) => self
+                .timers
+                .start_fixed_rate(key, Timed::Tick(key), every)
+                .unwrap(),
+            Timed::Delay(key, every) => self
+                .timers
+                .start_fixed_delay(key, Timed::Tick(key), every)
+                .unwrap(),
+            Timed::Cancel(key) => self.timers.cancel(key),
+            Timed::Busy(mut gate, name) => {
+                let _ = gate.wait_for(|open| *open).await;
+                self.log.tell(name.to_string());
+            }
+            Timed::Note(name) => self.log.tell(name.to_string()),
+            Timed::Tick(name) if self.incarnation == 1 => self.log.tell(format!("tick {name}")),
+            Timed::Tick(name) => self
+                .log
+                .tell(format!("tick {name} in incarnation {}", self.incarnation)),
+            Timed::Fail => return Err(Failed),
+        }
+        Ok(())
+    }
+}
+
+fn clock(log: ActorRef<String>) -> Behavior<ClockMsg> {
+    let incarnations = std::sync::atomic::AtomicU32::new(0);
+    Behaviors::supervise(Behaviors::with_timers(move |timers| Clock {
+        log: log.clone(),
+        timers,
+        incarnation: incarnations.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1,
+    }))
+    .on_failure::<Failed>(SupervisorStrategy::restart())
+    .into()
+}
+
+// S24: a tick queues behind what is already in the mailbox and never enters a
+// handler that is still running.
+#[tapio::test(start_paused = true)]
+async fn a_tick_queues_like_any_other_message(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(clock(log.actor_ref().clone()), "clock")
+        .unwrap();
+    let (open, gate) = watch::channel(false);
+    actor.tell(Timed::Single("t", ms(10), "t"));
+    actor.tell(Timed::Note("armed"));
+    actor.tell(Timed::Busy(gate, "busy done"));
+    actor.tell(Timed::Note("queued before the tick"));
+    assert_eq!(log.expect_message(SECOND).await, "armed");
+    // The tick comes due while the handler is busy.
+    tokio::time::sleep(ms(50)).await; // paused clock: deterministic
+    open.send_replace(true);
+    let lines = log.receive_messages(3, SECOND).await;
+    assert_eq!(lines, ["busy done", "queued before the tick", "tick t"]);
+}
+
+// S25: a single timer fires once.
+#[tapio::test(start_paused = true)]
+async fn a_single_timer_fires_once(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(clock(log.actor_ref().clone()), "clock")
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    actor.tell(Timed::Single("once", ms(250), "once"));
+    assert_eq!(log.expect_message(SECOND).await, "tick once");
+    assert_eq!(started.elapsed(), ms(250));
+    log.expect_no_message(Duration::from_secs(10)).await;
+}
+
+// S25: starting a key again replaces the timer, and a tick the old one already queued
+// is dropped unseen; cancelling by key does the same.
+#[tapio::test(start_paused = true)]
+async fn a_key_replaces_and_cancels_even_a_queued_tick(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(clock(log.actor_ref().clone()), "clock")
+        .unwrap();
+    let (open, gate) = watch::channel(false);
+    actor.tell(Timed::Single("k", ms(10), "old"));
+    actor.tell(Timed::Single("gone", ms(10), "cancelled"));
+    actor.tell(Timed::Note("armed"));
+    actor.tell(Timed::Busy(gate, "busy done"));
+    assert_eq!(log.expect_message(SECOND).await, "armed");
+    // Both ticks come due (and queue) while the handler is busy: time passes on the
+    // paused clock, which runs every timer due before 50 ms, in order.
+    tokio::time::sleep(ms(50)).await; // paused clock: deterministic
+
+    // ...and these commands queue behind them.
+    actor.tell(Timed::Single("k", ms(100), "new"));
+    actor.tell(Timed::Cancel("gone"));
+    open.send_replace(true);
+    // The queued ticks came before the commands, so they were delivered:
+    // replacing and cancelling apply from the moment they are handled.
+    let mut lines = Vec::new();
+    while let Some(line) = log.receive_message(ms(500)).await {
+        lines.push(line);
+    }
+    assert_eq!(
+        lines,
+        ["busy done", "tick old", "tick cancelled", "tick new"]
+    );
+}
+
+/// A clock that replaces its own timer from inside the handler that runs while the
+/// old tick is queued: the old tick must not arrive.
+#[derive(Clone)]
+struct Replacer {
+    log: ActorRef<String>,
+    timers: TimerScheduler<Timed>,
+}
+
+impl tapio::Protocol for Replacer {
+    type Msg = Timed;
+}
+
+impl Actor for Replacer {
+    fn handle<'a>(
+        &'a mut self,
+        _: &'a mut ActorContext<Timed>,
+        message: Timed,
+    ) -> tapio::Handled<'a, Timed> {
+        tapio::Handled::pending(async move {
+            match message {
+                Timed::Busy(mut gate, name) => {
+                    self.timers
+                        .start_single_timer("k", Timed::Tick("old"), ms(10));
+                    self.timers
+                        .start_single_timer("c", Timed::Tick("cancelled"), ms(10));
+                    let _ = gate.wait_for(|open| *open).await;
+                    // Both ticks are queued now; replace one key and cancel the other.
+                    self.timers
+                        .start_single_timer("k", Timed::Tick("new"), ms(100));
+                    self.timers.cancel("c");
+                    self.log.tell(name.to_string());
+                }
+                Timed::Tick(name) => self.log.tell(format!("tick {name}")),
+                _ => {}
+            }
+        })
+    }
+}
+
+#[tapio::test(start_paused = true)]
+async fn a_replaced_or_cancelled_timer_loses_its_queued_tick(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let to = log.actor_ref().clone();
+    let actor: ActorRef<Timed> = system
+        .spawn(
+            Behaviors::with_timers(move |timers| Replacer {
+                log: to.clone(),
+                timers,
+            }),
+            "replacer",
+        )
+        .unwrap();
+    let (open, gate) = watch::channel(false);
+    actor.tell(Timed::Busy(gate, "replaced"));
+    tokio::time::sleep(ms(50)).await; // paused clock: both ticks queue meanwhile
+    open.send_replace(true);
+    assert_eq!(log.expect_message(SECOND).await, "replaced");
+    assert_eq!(log.expect_message(SECOND).await, "tick new");
+    log.expect_no_message(SECOND).await;
+}
+
+/// Count the ticks a stalled actor handles over `window` with a timer of `mode`.
+async fn ticks_through_a_stall(system: &ActorSystem, rate: bool) -> usize {
+    let mut log = TestProbe::<String>::new(system);
+    let actor = system
+        .spawn_anonymous(clock(log.actor_ref().clone()))
+        .unwrap();
+    let (open, gate) = watch::channel(false);
+    actor.tell(if rate {
+        Timed::Rate("r", ms(10))
+    } else {
+        Timed::Delay("r", ms(10))
+    });
+    // The first tick arrives at 10 ms; the actor then stalls for 55 ms.
+    assert_eq!(log.expect_message(SECOND).await, "tick r");
+    actor.tell(Timed::Busy(gate, "stalled"));
+    tokio::time::sleep(ms(55)).await; // paused clock: the stall takes no real time
+    open.send_replace(true);
+    assert_eq!(log.expect_message(SECOND).await, "stalled");
+    // Count what arrives in the next 30 ms.
+    let deadline = tokio::time::Instant::now() + ms(30);
+    let mut ticks = 0;
+    while let Some(line) = log
+        .receive_message(deadline - tokio::time::Instant::now())
+        .await
+    {
+        assert_eq!(line, "tick r");
+        ticks += 1;
+    }
+    ticks
+}
+
+// S25: fixed-rate sends the ticks missed during a stall one after another; fixed-delay
+// measures from the handled tick, so an actor that fell behind gets fewer.
+#[tapio::test(start_paused = true)]
+async fn fixed_rate_catches_up_and_fixed_delay_does_not(system: ActorSystem) {
+    let rate = ticks_through_a_stall(&system, true).await;
+    let delay = ticks_through_a_stall(&system, false).await;
+    assert!(
+        rate >= 7,
+        "fixed rate: {rate} ticks, expected the missed ones too"
+    );
+    assert!(
+        delay <= 4,
+        "fixed delay: {delay} ticks, expected no catch-up"
+    );
+}
+
+// S25: a restart cancels every timer, and a tick the failed incarnation's timer had
+// already queued never reaches the new incarnation.
+#[tapio::test(start_paused = true)]
+async fn a_restart_cancels_timers_and_their_queued_ticks(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(clock(log.actor_ref().clone()), "clock")
+        .unwrap();
+    let (open, gate) = watch::channel(false);
+    actor.tell(Timed::Rate("rate", ms(10)));
+    assert_eq!(log.expect_message(SECOND).await, "tick rate");
+    actor.tell(Timed::Busy(gate, "busy"));
+    tokio::time::sleep(ms(30)).await; // paused clock: ticks queue behind the busy handler
+    actor.tell(Timed::Fail); // and more keep coming until the failure is handled
+    open.send_replace(true);
+    assert_eq!(log.expect_message(SECOND).await, "busy");
+    // The ticks queued before `Fail` are handled by the failing incarnation; the ones
+    // that came after it are dropped, and the new incarnation sees none.
+    let mut lines = Vec::new();
+    while let Some(line) = log.receive_message(ms(200)).await {
+        lines.push(line);
+    }
+    assert!(
+        lines.len() >= 2,
+        "the ticks queued before the failure: {lines:?}"
+    );
+    assert!(lines.iter().all(|l| l == "tick rate"), "{lines:?}");
+    actor.tell(Timed::Note("restarted"));
+    assert_eq!(log.expect_message(SECOND).await, "restarted");
+    log.expect_no_message(SECOND).await;
+}
+
+// S25: a stop cancels every timer: nothing is left running after termination.
+#[tokio::test(start_paused = true)]
+async fn a_stop_cancels_every_timer() {
+    let system = ActorSystem::new("timers").unwrap();
+    let mut log = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(clock(log.actor_ref().clone()), "clock")
+        .unwrap();
+    actor.tell(Timed::Rate("a", ms(10)));
+    actor.tell(Timed::Delay("b", ms(10)));
+    actor.tell(Timed::Single("c", Duration::from_secs(3600), "c"));
+    assert!(
+        log.receive_messages(2, SECOND)
+            .await
+            .iter()
+            .all(|l| l.starts_with("tick"))
+    );
+    let report = LeakReport::after_terminating(&system).await;
+    assert_eq!(report.pending_timers, 0, "{report}");
+    assert!(report.is_clean(), "{report}");
+}
+
+// Bad input: a repeating timer with a zero interval is refused with a typed error.
+#[tapio::test(start_paused = true)]
+async fn a_zero_interval_is_refused(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let report = probe.actor_ref().clone();
+    let actor: ActorRef<u64> = system
+        .spawn(
+            Behaviors::receive(move |ctx, _: u64| {
+                let refused = ctx.timers().start_fixed_rate("spin", 1_u64, Duration::ZERO);
+                report.tell(
+                    refused
+                        .err()
+                        .map(|e: ZeroInterval| e.to_string())
+                        .unwrap_or_default(),
+                );
+            }),
+            "spinner",
+        )
+        .unwrap();
+    actor.tell(1_u64);
+    assert_eq!(
+        probe.expect_message(SECOND).await,
+        "a repeating timer needs a non-zero interval (timer TimerKey(\"spin\")): a zero interval would flood the mailbox; use a single timer to act once"
+    );
+}
+
+// The behavior test kit records timers started and cancelled, and runs none.
+#[test]
+fn the_behavior_kit_records_timers() {
+    let mut kit = BehaviorTestKit::new(Behaviors::with_timers(|timers| {
+        timers.start_fixed_rate("refill", 0_u64, ms(30)).unwrap();
+        Behaviors::receive_message(move |n: u64| {
+            if n == 0 {
+                timers.cancel("refill");
+            } else {
+                timers.start_single_timer("later", 0_u64, ms(n));
+            }
+        })
+    }));
+    kit.run(5_u64).unwrap();
+    kit.run(0_u64).unwrap();
+    assert_eq!(
+        kit.effects(),
+        [
+            Effect::TimerStarted {
+                key: "refill".into(),
+                mode: TimerMode::FixedRate,
+                delay: ms(30)
+            },
+            Effect::TimerStarted {
+                key: "later".into(),
+                mode: TimerMode::Single,
+                delay: ms(5)
+            },
+            Effect::TimerCancelled {
+                key: "refill".into()
+            },
+        ]
+    );
+}
