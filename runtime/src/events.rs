@@ -62,9 +62,8 @@ struct Subscriber {
 
 impl StreamShared {
     fn lock(&self) -> MutexGuard<'_, HashMap<TypeId, Vec<Subscriber>>> {
-        // No user code runs under this lock (events are cloned before it is taken
-        // only by `Clone`, which cannot observe the map), so poison carries no
-        // broken invariant.
+        // No user code runs under this lock (an event is cloned and sent after it is
+        // released), so poison carries no broken invariant.
         self.subscribers
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -96,19 +95,32 @@ impl EventStream {
     /// Publish an event to every current subscriber of its type. Returns how many
     /// subscribers it reached.
     pub fn publish<E: Event>(&self, event: E) -> usize {
-        let mut map = self.shared.lock();
-        let Some(subscribers) = map.get_mut(&TypeId::of::<E>()) else {
-            return 0;
+        // The senders are copied out, so the event's own `Clone` runs without the
+        // lock: it may publish or subscribe in turn.
+        let senders: Vec<(u64, UnboundedSender<E>)> = {
+            let map = self.shared.lock();
+            let Some(subscribers) = map.get(&TypeId::of::<E>()) else {
+                return 0;
+            };
+            subscribers
+                .iter()
+                .filter_map(|s| {
+                    Some((s.id, s.sender.downcast_ref::<UnboundedSender<E>>()?.clone()))
+                })
+                .collect()
         };
         let mut reached = 0;
-        subscribers.retain(|subscriber| {
-            let Some(sender) = subscriber.sender.downcast_ref::<UnboundedSender<E>>() else {
-                return false;
-            };
-            let alive = sender.send(event.clone()).is_ok();
-            reached += usize::from(alive);
-            alive
-        });
+        let mut gone = Vec::new();
+        for (id, sender) in senders {
+            if sender.send(event.clone()).is_ok() {
+                reached += 1;
+            } else {
+                gone.push(id);
+            }
+        }
+        for id in gone {
+            Self::unsubscribe(&self.shared, TypeId::of::<E>(), id);
+        }
         reached
     }
 

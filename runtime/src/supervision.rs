@@ -37,11 +37,14 @@
 //! - [`SupervisorStrategy::resume`]: keep the state, drop the message that failed.
 //! - [`SupervisorStrategy::restart`]: build the actor again from the supervised
 //!   behavior. The mailbox (both lanes), the ref, the path and the uid stay; watchers
-//!   hear nothing. `PreRestart` reaches the failing incarnation first; children are
-//!   stopped and `setup` runs again, so children spawned in setup come back and
-//!   children spawned in a handler do not. Watches the old incarnation held are
-//!   dropped; setup watches again what it needs. With a [`Backoff`] the actor is
-//!   absent, not dead, between incarnations: tells succeed and queue.
+//!   hear nothing. `PreRestart` reaches the failing incarnation first; its children
+//!   are stopped, its timers cancelled, and the supervised behavior starts again: a
+//!   `setup` inside `supervise(..)` runs again, so children spawned there come back,
+//!   and children spawned in a handler do not. A `setup` *outside* `supervise(..)`
+//!   does not run again; to keep the children it spawned, use
+//!   [`Restart::with_stop_children`]. Watches the old incarnation held are dropped;
+//!   setup watches again what it needs. With a [`Backoff`] the actor is absent, not
+//!   dead, between incarnations: tells succeed and queue.
 //! - [`SupervisorStrategy::stop`]: stop the actor, as if no strategy matched.
 //! - [`SupervisorStrategy::escalate`]: stop the actor and hand the failure to its
 //!   parent, which takes its own decision as if it had failed with the same error.
@@ -65,8 +68,9 @@ use crate::message::Message;
 /// A supervised behavior, built by [`Behaviors::supervise`](crate::Behaviors::supervise).
 ///
 /// Each [`on_failure`](Supervise::on_failure) adds a clause for one error type. The
-/// first clause whose type matches the failure decides; a failure no clause matches
-/// stops the actor.
+/// first clause whose type matches the failure decides. A failure no clause matches
+/// goes to the `supervise` around this one, if the behavior is nested in another, and
+/// otherwise stops the actor.
 pub struct Supervise<P: Message> {
     pub(crate) inner: Behavior<P>,
     clauses: Vec<Clause>,
@@ -218,6 +222,7 @@ pub struct Restart {
     max_restarts: u32,
     window: Duration,
     backoff: Option<Backoff>,
+    stop_children: bool,
 }
 
 impl Restart {
@@ -258,6 +263,15 @@ impl Restart {
         self
     }
 
+    /// Whether a restart stops the actor's children first (the default) or keeps
+    /// them. Keep them when they are spawned by a setup *outside* the supervised
+    /// behavior, which a restart does not run again: stopped, they would not come
+    /// back.
+    pub fn with_stop_children(mut self, stop: bool) -> Self {
+        self.stop_children = stop;
+        self
+    }
+
     /// Restarts allowed within the window.
     pub fn max_restarts(&self) -> u32 {
         self.max_restarts
@@ -272,6 +286,11 @@ impl Restart {
     pub fn backoff(&self) -> Option<&Backoff> {
         self.backoff.as_ref()
     }
+
+    /// Whether a restart stops the children first.
+    pub fn stops_children(&self) -> bool {
+        self.stop_children
+    }
 }
 
 impl Default for Restart {
@@ -280,13 +299,15 @@ impl Default for Restart {
             max_restarts: Self::DEFAULT_MAX_RESTARTS,
             window: Self::DEFAULT_WINDOW,
             backoff: None,
+            stop_children: true,
         }
     }
 }
 
-/// Exponential backoff between restarts: the `n`th restart in a window waits
+/// Exponential backoff between restarts: the `n`th restart in a row waits
 /// `min * 2^n`, at most `max`, stretched by up to `random_factor` of itself (and
-/// still at most `max`).
+/// still at most `max`). The count starts again from zero once an incarnation has
+/// run for `max` without failing.
 ///
 /// Keep some jitter in production: without it, every actor that saw the same
 /// dependency fail retries at the same moment.
@@ -331,12 +352,17 @@ impl Backoff {
     /// The delay before restart number `attempt` (0 for the first in a window), with
     /// `random` drawn from `0.0..1.0`.
     pub fn delay(&self, attempt: u32, random: f64) -> Duration {
+        let random = if random.is_finite() {
+            random.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let doubled = self
             .min
             .checked_mul(1_u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX))
             .unwrap_or(self.max)
             .min(self.max);
-        let stretched = doubled.mul_f64(1.0 + self.random_factor * random.clamp(0.0, 1.0));
+        let stretched = doubled.mul_f64(1.0 + self.random_factor * random);
         stretched.min(self.max)
     }
 
@@ -364,17 +390,25 @@ pub struct InvalidStrategy(String);
 /// One `supervise` wrapper met while starting the actor, with its restart history.
 pub(crate) struct Level<P: Message> {
     pub(crate) spec: Arc<Supervise<P>>,
+    /// When each restart within the window was decided.
     restarts: VecDeque<Instant>,
+    /// Restarts in a row, the exponent of the backoff.
+    in_a_row: u32,
+    /// From when a failure no longer counts as "in a row": the last restart's start
+    /// plus the backoff's `max`.
+    healthy_from: Option<Instant>,
 }
 
 /// What the cell does about a failure.
 #[derive(Debug)]
 pub(crate) enum Decision {
     Resume,
-    /// Restart from the behavior supervised at this level, after this delay.
+    /// Restart from the behavior supervised at this level, after this delay,
+    /// stopping the children first unless the strategy keeps them.
     Restart {
         level: usize,
         delay: Option<Duration>,
+        stop_children: bool,
     },
     Stop {
         exhausted: bool,
@@ -387,6 +421,8 @@ impl<P: Message> Level<P> {
         Self {
             spec,
             restarts: VecDeque::new(),
+            in_a_row: 0,
+            healthy_from: None,
         }
     }
 }
@@ -415,9 +451,22 @@ pub(crate) fn decide<P: Message>(levels: &mut [Level<P>], failure: &Failure) -> 
                     return Decision::Stop { exhausted: true };
                 }
                 level.restarts.push_back(now);
+                if level.healthy_from.is_some_and(|healthy| now >= healthy) {
+                    level.in_a_row = 0;
+                }
+                let delay = restart
+                    .backoff
+                    .as_ref()
+                    .map(|backoff| backoff.delay(level.in_a_row, jitter()));
+                level.in_a_row = level.in_a_row.saturating_add(1);
+                level.healthy_from = restart.backoff.as_ref().map(|backoff| {
+                    let started = now + delay.unwrap_or_default();
+                    started.checked_add(backoff.max).unwrap_or(started)
+                });
                 Decision::Restart {
                     level: index,
-                    delay: restart.backoff.as_ref().map(|b| b.delay(used, jitter())),
+                    delay,
+                    stop_children: restart.stop_children,
                 }
             }
         };
@@ -474,6 +523,13 @@ mod tests {
                 "invalid supervisor strategy: min_backoff (20ms) is greater than max_backoff (10ms): swap them"
             )
         );
+    }
+
+    #[test]
+    fn a_random_number_that_is_not_one_means_no_jitter() {
+        let backoff = Backoff::new(ms(100), ms(150), 1.0).unwrap();
+        assert_eq!(backoff.delay(0, f64::NAN), ms(100));
+        assert_eq!(backoff.delay(0, f64::INFINITY), ms(100));
     }
 
     #[test]

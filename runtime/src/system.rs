@@ -155,6 +155,8 @@ pub(crate) struct SystemShared {
     outcome: watch::Sender<Option<Result<(), Failure>>>,
     /// Actors cancelled at the shutdown deadline, for the testkit's leak report.
     cancelled: Mutex<Vec<Cancelled>>,
+    /// The first failure escalated to a guardian: what `when_terminated` returns.
+    escalated: Mutex<Option<Failure>>,
 }
 
 #[derive(Clone)]
@@ -211,6 +213,7 @@ impl ActorSystem {
             guardians_stopped: watch::Sender::new(0),
             outcome: watch::Sender::new(None),
             cancelled: Mutex::new(Vec::new()),
+            escalated: Mutex::new(None),
         })
     }
 
@@ -326,15 +329,23 @@ impl ActorSystem {
         P: Message,
         B: IntoBehavior<P>,
     {
-        let guardian = self
-            .shared
-            .guardian(|g| g.system.clone())
-            .ok_or_else(|| self.terminated())?;
+        let guardian = self.guardian(|g| g.system.clone())?;
         let name = match name {
             Some(name) => ChildName::Given(name),
             None => ChildName::Anonymous,
         };
         spawn::spawn_child(&guardian, behavior.into_behavior(), name)
+    }
+
+    /// The guardian to spawn under, unless the system has begun to terminate.
+    fn guardian(
+        &self,
+        pick: impl FnOnce(&Guardians) -> AnyActorRef,
+    ) -> Result<AnyActorRef, SpawnError> {
+        if self.is_terminating() {
+            return Err(self.terminated());
+        }
+        self.shared.guardian(pick).ok_or_else(|| self.terminated())
     }
 
     fn terminated(&self) -> SpawnError {
@@ -361,7 +372,7 @@ impl ActorSystem {
     /// Termination runs in a task of its own: dropping this future stops only the
     /// waiting, not the shutdown.
     pub async fn terminate(&self) {
-        self.shared.begin_termination(None);
+        self.shared.begin_termination();
         let _ = self.when_terminated().await;
     }
 
@@ -422,6 +433,11 @@ impl SystemShared {
 
     pub(crate) fn next_uid(&self) -> u64 {
         self.next_uid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Every uid handed out from now on is at least this.
+    pub(crate) fn uid_mark(&self) -> u64 {
+        self.next_uid.load(Ordering::Relaxed)
     }
 
     pub(crate) fn next_anonymous(&self) -> u64 {
@@ -498,29 +514,46 @@ impl SystemShared {
             .send_modify(|stopped| *stopped |= bit);
     }
 
-    /// A failure was escalated to a guardian: nobody took responsibility for it.
+    /// A failure was escalated to a guardian: nobody took responsibility for it. The
+    /// first such failure is what the system terminates with, also when it arrives
+    /// while the system is already terminating.
     pub(crate) fn escalated_to_guardian(self: &Arc<Self>, failure: Failure) {
         tracing::error!(error = %failure, climbed = ?failure.climbed(), "an escalation reached a guardian; terminating the system");
-        self.begin_termination(Some(failure));
+        self.escalated
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .get_or_insert(failure);
+        self.begin_termination();
+    }
+
+    /// The outcome `when_terminated` reports.
+    fn outcome_now(&self) -> Result<(), Failure> {
+        match self
+            .escalated
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+        {
+            Some(failure) => Err(failure),
+            None => Ok(()),
+        }
     }
 
     /// Start terminating, once; a second call changes nothing.
-    pub(crate) fn begin_termination(self: &Arc<Self>, failure: Option<Failure>) {
+    pub(crate) fn begin_termination(self: &Arc<Self>) {
         if self.terminating.swap(true, Ordering::AcqRel) {
             return;
         }
         let Some(runtime) = &self.runtime else {
-            self.outcome.send_replace(Some(failure.map_or(Ok(()), Err)));
+            self.outcome.send_replace(Some(self.outcome_now()));
             return;
         };
-        let shared = self.clone();
+        // Whatever happens to the task (it finishes, panics, or its runtime drops it),
+        // the guard publishes the outcome, so nobody waits for it forever.
+        let guard = Published(self.clone());
         runtime.spawn(async move {
-            let outcome = match failure {
-                Some(failure) => Err(failure),
-                None => Ok(()),
-            };
-            shared.run_termination().await;
-            shared.outcome.send_replace(Some(outcome));
+            guard.0.run_termination().await;
+            drop(guard);
         });
     }
 
@@ -529,7 +562,11 @@ impl SystemShared {
             return;
         };
         let mut stopped = self.guardians_stopped.subscribe();
-        let deadline = tokio::time::Instant::now() + self.settings.shutdown_timeout;
+        let now = tokio::time::Instant::now();
+        // A timeout too large to add to the clock means no deadline at all.
+        let deadline = now
+            .checked_add(self.settings.shutdown_timeout)
+            .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 100));
         let graceful = tokio::time::timeout_at(deadline, async {
             let _ = guardians.user.send_system(SystemMessage::Stop);
             let _ = stopped.wait_for(|s| s & USER_STOPPED != 0).await;
@@ -553,6 +590,16 @@ impl SystemShared {
             guardians.system_task.abort();
         }
         *self.guardians() = None;
+    }
+}
+
+/// Publishes a system's termination outcome when dropped.
+struct Published(Arc<SystemShared>);
+
+impl Drop for Published {
+    fn drop(&mut self) {
+        let outcome = self.0.outcome_now();
+        self.0.outcome.send_replace(Some(outcome));
     }
 }
 

@@ -158,7 +158,7 @@ struct Timer<P: Message> {
 
 enum TimerMessage<P> {
     Once(Option<P>),
-    Repeat(Box<dyn Fn() -> P + Send>),
+    Repeat(Arc<dyn Fn() -> P + Send + Sync>),
 }
 
 impl<P: Message> Drop for Timer<P> {
@@ -208,8 +208,10 @@ impl<P: Message> TimerScheduler<P> {
         P: Accepts<M>,
     {
         let message = TimerMessage::Once(Some(P::wrap(message)));
-        self.lock()
+        let replaced = self
+            .lock()
             .start(key.into(), TimerMode::Single, message, delay);
+        drop(replaced);
     }
 
     /// Send `message` every `delay`, counted from the moment the previous tick was
@@ -264,20 +266,23 @@ impl<P: Message> TimerScheduler<P> {
         if interval.is_zero() {
             return Err(ZeroInterval { key });
         }
-        let message = TimerMessage::Repeat(Box::new(move || P::wrap(message.clone())));
-        self.lock().start(key, mode, message, interval);
+        let message = TimerMessage::Repeat(Arc::new(move || P::wrap(message.clone())));
+        let replaced = self.lock().start(key, mode, message, interval);
+        drop(replaced);
         Ok(())
     }
 
     /// Cancel the timer with this key, if there is one. A tick it already queued is
     /// dropped unseen.
     pub fn cancel(&self, key: impl Into<TimerKey>) {
-        self.lock().cancel(&key.into());
+        let cancelled = self.lock().cancel(&key.into());
+        drop(cancelled);
     }
 
     /// Cancel every timer.
     pub fn cancel_all(&self) {
-        self.lock().cancel_all();
+        let cancelled = self.lock().cancel_all();
+        drop(cancelled);
     }
 
     /// Whether a timer with this key is running.
@@ -290,29 +295,41 @@ impl<P: Message> TimerScheduler<P> {
     /// tick of a timer since cancelled or replaced. A single timer ends here; a
     /// fixed-delay timer is told to schedule its next tick.
     pub(crate) fn fire(&self, id: u64) -> Option<P> {
-        let mut table = self.lock();
-        let at = table.timers.iter().position(|timer| timer.id == id)?;
-        let timer = &mut table.timers[at];
-        match &mut timer.message {
-            TimerMessage::Once(message) => {
-                let message = message.take();
-                table.timers.remove(at);
-                message
-            }
-            TimerMessage::Repeat(make) => {
-                let message = make();
-                if let Some(rearm) = &timer.rearm {
-                    rearm.notify_one();
+        let make = {
+            let mut table = self.lock();
+            let at = table.timers.iter().position(|timer| timer.id == id)?;
+            let timer = &mut table.timers[at];
+            match &mut timer.message {
+                TimerMessage::Once(message) => {
+                    let message = message.take();
+                    let done = table.timers.remove(at);
+                    drop(table);
+                    drop(done);
+                    return message;
                 }
-                Some(message)
+                TimerMessage::Repeat(make) => {
+                    if let Some(rearm) = &timer.rearm {
+                        rearm.notify_one();
+                    }
+                    make.clone()
+                }
             }
-        }
+        };
+        Some(make())
     }
 }
 
 impl<P: Message> TimerTable<P> {
-    fn start(&mut self, key: TimerKey, mode: TimerMode, message: TimerMessage<P>, every: Duration) {
-        self.cancel(&key);
+    /// Start a timer; returns the timers it replaced, to be dropped without the lock.
+    #[must_use]
+    fn start(
+        &mut self,
+        key: TimerKey,
+        mode: TimerMode,
+        message: TimerMessage<P>,
+        every: Duration,
+    ) -> Vec<Timer<P>> {
+        let replaced = self.cancel(&key);
         let id = self.next_id;
         self.next_id += 1;
         let mut timer = Timer {
@@ -336,7 +353,7 @@ impl<P: Message> TimerTable<P> {
                     .upgrade()
                     .is_some_and(|cell| !cell.core.lane().is_closed());
                 let Some(runtime) = system.runtime().filter(|_| alive) else {
-                    return;
+                    return replaced;
                 };
                 let cell = cell.clone();
                 timer.task = Some(match mode {
@@ -381,23 +398,31 @@ impl<P: Message> TimerTable<P> {
             }
         }
         self.timers.push(timer);
+        replaced
     }
 
-    fn cancel(&mut self, key: &TimerKey) {
-        let before = self.timers.len();
-        self.timers.retain(|timer| timer.key != *key);
-        if self.timers.len() != before
-            && let Target::Recorded(effects) = &self.target
-        {
-            effects.record(crate::testkit::Effect::TimerCancelled { key: key.clone() });
+    /// Take out the timer with this key; the caller drops it without the lock.
+    #[must_use]
+    fn cancel(&mut self, key: &TimerKey) -> Vec<Timer<P>> {
+        let (cancelled, kept) = std::mem::take(&mut self.timers)
+            .into_iter()
+            .partition(|timer| timer.key == *key);
+        self.timers = kept;
+        if let Target::Recorded(effects) = &self.target {
+            for timer in &cancelled {
+                effects.record(crate::testkit::Effect::TimerCancelled {
+                    key: timer.key.clone(),
+                });
+            }
         }
+        cancelled
     }
 
-    fn cancel_all(&mut self) {
+    /// Take out every timer; the caller drops them without the lock.
+    #[must_use]
+    fn cancel_all(&mut self) -> Vec<Timer<P>> {
         let keys: Vec<TimerKey> = self.timers.iter().map(|t| t.key.clone()).collect();
-        for key in keys {
-            self.cancel(&key);
-        }
+        keys.iter().flat_map(|key| self.cancel(key)).collect()
     }
 }
 

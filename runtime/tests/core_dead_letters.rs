@@ -128,3 +128,14 @@ async fn subscribers_come_and_go(system: ActorSystem) {
     assert_eq!(events.publish(Weather("sun")), 0);
     assert!(letters.try_recv().is_none());
 }
+
+// S31: a message `Behaviors::empty` refuses is a dead letter with the message in it.
+#[tapio::test(start_paused = true)]
+async fn an_empty_behavior_dead_letters_the_message_itself(system: ActorSystem) {
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let nothing = system.spawn(Behaviors::empty::<u64>(), "nothing").unwrap();
+    nothing.tell(5_u64);
+    let letter = next_letter(&mut letters).await;
+    assert_eq!(letter.reason(), &DeadLetterReason::Unhandled);
+    assert_eq!(letter.take_message::<u64>(), Some(5));
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::testkit::TestProbe;
-use tapio::{SpawnError, SystemError};
+use tapio::{IntoBehavior, SpawnError, SystemError};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -144,4 +144,83 @@ async fn a_system_runs_on_a_multi_thread_runtime(system: ActorSystem) {
         .unwrap();
     namer.tell(1_u64);
     assert_eq!(probe.expect_message(SECOND).await, "/user/namer");
+}
+
+// Bad input: a shutdown timeout too large to add to the clock means no deadline; it
+// must not break `terminate()`.
+#[tokio::test(start_paused = true)]
+async fn an_enormous_shutdown_timeout_still_terminates() {
+    let system = ActorSystem::builder("patient")
+        .shutdown_timeout(Duration::MAX)
+        .build()
+        .unwrap();
+    system.spawn(Behaviors::ignore::<u64>(), "idle").unwrap();
+    let outcome = tokio::time::timeout(SECOND, system.terminate()).await;
+    assert!(outcome.is_ok(), "terminate hung");
+    assert_eq!(system.live_actors(), 0);
+}
+
+/// Stays in its `PostStop` handler until the gate opens, so termination is in
+/// progress meanwhile.
+fn slow_to_stop(
+    entered: ActorRef<&'static str>,
+    gate: tokio::sync::watch::Receiver<bool>,
+) -> Behavior<u64> {
+    #[derive(Clone)]
+    struct Slow {
+        entered: ActorRef<&'static str>,
+        gate: tokio::sync::watch::Receiver<bool>,
+    }
+    impl tapio::Protocol for Slow {
+        type Msg = u64;
+    }
+    impl Actor for Slow {
+        fn handle<'a>(
+            &'a mut self,
+            _: &'a mut ActorContext<u64>,
+            _: u64,
+        ) -> tapio::Handled<'a, u64> {
+            tapio::Handled::ready(())
+        }
+        fn signal<'a>(
+            &'a mut self,
+            _: &'a mut ActorContext<u64>,
+            signal: &'a Signal,
+        ) -> tapio::Handled<'a, u64> {
+            tapio::Handled::pending(async move {
+                if *signal == Signal::PostStop {
+                    self.entered.tell("stopping");
+                    let _ = self.gate.wait_for(|open| *open).await;
+                }
+            })
+        }
+    }
+    Slow { entered, gate }.into_behavior()
+}
+
+// Bad input: once termination has begun, spawning is refused, on the system and for
+// probes alike, even while actors are still stopping.
+#[tokio::test(start_paused = true)]
+async fn spawning_is_refused_once_termination_has_begun() {
+    let system = ActorSystem::new("closing").unwrap();
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut entered = TestProbe::<&'static str>::new(&observer);
+    let (open, gate) = tokio::sync::watch::channel(false);
+    system
+        .spawn(slow_to_stop(entered.actor_ref().clone(), gate), "slow")
+        .unwrap();
+    let terminating = {
+        let system = system.clone();
+        tokio::spawn(async move { system.terminate().await })
+    };
+    assert_eq!(entered.expect_message(SECOND).await, "stopping");
+    let refused = system.spawn(Behaviors::ignore::<u64>(), "late");
+    assert!(
+        matches!(refused, Err(SpawnError::SystemTerminated { .. })),
+        "{refused:?}"
+    );
+    assert!(TestProbe::<u64>::try_new(&system).is_err());
+    open.send_replace(true);
+    terminating.await.unwrap();
+    observer.terminate().await;
 }

@@ -197,3 +197,53 @@ async fn an_escalation_nobody_catches_terminates_the_system_with_its_path() {
     system.terminate().await;
     observer.terminate().await;
 }
+
+// S17: an escalation that reaches a guardian while the system is already terminating
+// is not lost: `when_terminated` still returns it.
+#[tokio::test(start_paused = true)]
+async fn an_escalation_during_shutdown_is_still_reported() {
+    let system = ActorSystem::new("late-failure").unwrap();
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut entered = TestProbe::<&'static str>::new(&observer);
+    let (open, gate) = tokio::sync::watch::channel(false);
+
+    #[message]
+    pub struct Work(ActorRef<&'static str>, tokio::sync::watch::Receiver<bool>);
+
+    #[derive(Clone)]
+    struct Worker;
+
+    #[actor]
+    impl Worker {
+        async fn work(&mut self, Work(entered, mut gate): Work) -> Result<(), Unparseable> {
+            entered.tell("working");
+            let _ = gate.wait_for(|open| *open).await;
+            Err(Unparseable)
+        }
+    }
+
+    let worker = system
+        .spawn(
+            Worker
+                .supervise()
+                .on_failure::<Unparseable>(SupervisorStrategy::escalate()),
+            "worker",
+        )
+        .unwrap();
+    worker.tell(Work(entered.actor_ref().clone(), gate));
+    assert_eq!(entered.expect_message(SECOND).await, "working");
+    let terminating = {
+        let system = system.clone();
+        tokio::spawn(async move { system.when_terminated().await })
+    };
+    let stopping = {
+        let system = system.clone();
+        tokio::spawn(async move { system.terminate().await })
+    };
+    tokio::task::yield_now().await;
+    open.send_replace(true);
+    stopping.await.unwrap();
+    let outcome = terminating.await.unwrap();
+    assert!(outcome.is_err_and(|failure| failure.is::<Unparseable>()));
+    observer.terminate().await;
+}

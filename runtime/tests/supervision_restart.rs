@@ -322,3 +322,26 @@ async fn termination_does_not_wait_for_a_backoff() {
     probe.expect_no_message(SECOND).await;
     observer.terminate().await;
 }
+
+// S12: the backoff grows with restarts in a row even when each delay is longer than
+// the restart window (so each restart is alone in its window).
+#[tapio::test(start_paused = true)]
+async fn backoff_grows_even_past_the_window(system: ActorSystem) {
+    let mut probe = TestProbe::<Report>::new(&system);
+    let strategy = SupervisorStrategy::restart()
+        .with_limit(2, ms(100))
+        .unwrap()
+        .with_backoff(Backoff::new(ms(200), SECOND, 0.0).unwrap());
+    let actor = system
+        .spawn(flaky(probe.actor_ref().clone(), strategy), "slow-window")
+        .unwrap();
+    started(&mut probe).await;
+    let mut delays = Vec::new();
+    for _ in 0..4 {
+        actor.tell(0_u64);
+        let failed_at = failed(&mut probe).await;
+        let (_, started_at) = started(&mut probe).await;
+        delays.push(started_at - failed_at);
+    }
+    assert_eq!(delays, [ms(200), ms(400), ms(800), SECOND]);
+}

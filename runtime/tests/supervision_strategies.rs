@@ -246,3 +246,59 @@ fn impossible_strategies_are_refused_at_construction() {
     assert!(Backoff::new(ms(10), ms(100), f64::NAN).is_err());
     assert!(Backoff::new(ms(10), ms(100), 0.0).is_ok());
 }
+
+// A setup that fails, under a strategy that resumes: there is no state to resume
+// with, so the actor stops instead of lingering with no incarnation.
+#[tapio::test(start_paused = true)]
+async fn resuming_a_failed_start_stops_the_actor(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let failing: Behavior<u64> = Behaviors::setup(|_| Err::<Behavior<u64>, _>(Fatal));
+    let actor = system
+        .spawn(
+            Behaviors::supervise(failing).on_any_failure(SupervisorStrategy::resume()),
+            "unstartable",
+        )
+        .unwrap();
+    probe.watch(&actor);
+    probe.expect_terminated(&actor, SECOND).await;
+}
+
+// By default a restart stops the children, so children spawned by a setup *outside*
+// `supervise` (which a restart does not run again) are gone; a strategy that keeps
+// them leaves them running.
+#[tapio::test(start_paused = true)]
+async fn a_restart_can_keep_the_children_of_an_outer_setup(system: ActorSystem) {
+    for keep in [true, false] {
+        let mut probe = TestProbe::<u64>::new(&system);
+        let answer = probe.actor_ref().clone();
+        let strategy = SupervisorStrategy::restart().with_stop_children(!keep);
+        let parent = system
+            .spawn_anonymous(Behaviors::setup(move |ctx| {
+                let echo = answer.clone();
+                let child: ActorRef<u64> = ctx
+                    .spawn(
+                        Behaviors::receive_message(move |n: u64| echo.tell(n)),
+                        "child",
+                    )
+                    .unwrap();
+                Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
+                    if n == 0 {
+                        return Err(Fatal);
+                    }
+                    child.tell(n);
+                    Ok(())
+                }))
+                .on_failure::<Fatal>(strategy.clone())
+            }))
+            .unwrap();
+        parent.tell(1_u64);
+        assert_eq!(probe.expect_message(SECOND).await, 1);
+        parent.tell(0_u64); // restart
+        parent.tell(2_u64);
+        if keep {
+            assert_eq!(probe.expect_message(SECOND).await, 2);
+        } else {
+            probe.expect_no_message(SECOND).await;
+        }
+    }
+}

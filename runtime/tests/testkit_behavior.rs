@@ -322,3 +322,42 @@ fn an_inbox_expectation_fails_with_what_came() {
     inbox.actor_ref().tell(1_u64);
     inbox.expect_message(2);
 }
+
+// The kit treats an unhandled `Terminated` as a running actor does: a death pact.
+#[test]
+fn an_unhandled_terminated_fails_the_behavior_under_test() {
+    let mut kit = BehaviorTestKit::new(Behaviors::receive_message(|_: u64| ()));
+    let gone = TestInbox::<u64>::new();
+    let outcome = kit.signal(Signal::Terminated(tapio::Terminated::new(
+        gone.actor_ref().erase(),
+    )));
+    assert!(outcome.is_err_and(|failure| failure.is::<tapio::DeathPact>()));
+}
+
+/// Stops on any message; its `PostStop` handler awaits.
+#[derive(Clone)]
+struct SlowToClose(ActorRef<&'static str>);
+
+#[actor]
+impl SlowToClose {
+    fn any(&mut self, _: u64) -> Behavior<SlowToCloseMsg> {
+        Behaviors::stopped()
+    }
+
+    #[signal]
+    async fn on_signal(&mut self, signal: &Signal) {
+        if *signal == Signal::PostStop {
+            tokio::task::yield_now().await;
+            self.0.tell("closed");
+        }
+    }
+}
+
+// `run_async` awaits an `async` `PostStop` to its end.
+#[tokio::test]
+async fn run_async_awaits_an_async_post_stop() {
+    let mut closed = TestInbox::<&'static str>::new();
+    let mut kit = BehaviorTestKit::new(SlowToClose(closed.actor_ref().clone()));
+    assert_eq!(kit.run_async(1_u64).await, Ok(Outcome::Stopped));
+    closed.expect_message("closed");
+}

@@ -54,6 +54,8 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     });
     quote! {
         #[doc = #doc]
+        // A variant is named after its message type, which may be a primitive (`u64`).
+        #[allow(non_camel_case_types)]
         #vis enum #protocol {
             #(#variants,)*
         }

@@ -83,7 +83,11 @@ pub(crate) fn run<P: Message>(
                     outcome
                 }
                 Dispatched::Nowhere(message) => {
-                    undeliverable(&state.cell, message);
+                    undeliverable(&state.cell, message, DeadLetterReason::RecipientStopped);
+                    continue;
+                }
+                Dispatched::Unhandled(message) => {
+                    undeliverable(&state.cell, message, DeadLetterReason::Unhandled);
                     continue;
                 }
             };
@@ -128,12 +132,20 @@ enum Slow {
 struct Rare<P: Message> {
     watchers: HashSet<AnyActorRef>,
     levels: Vec<Level<P>>,
+    /// How many levels the last start or restart left: a switch to another behavior
+    /// replaces the levels beyond these instead of adding to them.
+    base_levels: usize,
     /// While restarting: the supervision level to restart from.
     restart_level: usize,
+    /// While restarting: whether to wait for the children to stop first.
+    restart_stops_children: bool,
     /// While restarting with a backoff: when it ends.
     backoff: Option<Pin<Box<Sleep>>>,
     /// While stopping because of an escalation: the failure for the parent.
     escalate: Option<Failure>,
+    /// Children with a uid below this belong to an incarnation a restart replaced:
+    /// a failure they escalate late is no business of the current one.
+    children_since: u64,
 }
 
 impl<P: Message> Rare<P> {
@@ -141,9 +153,12 @@ impl<P: Message> Rare<P> {
         Box::new(Self {
             watchers: HashSet::new(),
             levels: Vec::new(),
+            base_levels: 0,
             restart_level: 0,
+            restart_stops_children: true,
             backoff: None,
             escalate: None,
+            children_since: 0,
         })
     }
 }
@@ -164,7 +179,9 @@ impl<P: Message> CellState<P> {
         else {
             return None;
         };
-        self.start(behavior, 0).err()
+        let failure = self.start(behavior, 0).err();
+        self.settle_levels();
+        failure
     }
 
     /// Start `behavior`, keeping the first `keep_levels` supervision levels (a
@@ -185,6 +202,29 @@ impl<P: Message> CellState<P> {
         Ok(())
     }
 
+    /// Start the behavior a handler switched to. Supervision it brings replaces what
+    /// an earlier switch brought, rather than piling up on every switch.
+    fn switch(&mut self, behavior: Behavior<P>) -> Result<(), Failure> {
+        let base = self.rare.as_ref().map_or(0, |rare| rare.base_levels);
+        self.start(behavior, base)
+    }
+
+    /// Remember how many supervision levels the behavior spawned (or restarted) has.
+    fn settle_levels(&mut self) {
+        if let Some(rare) = &mut self.rare {
+            rare.base_levels = rare.levels.len();
+        }
+    }
+
+    /// Deliver a signal to the running incarnation, marking the cell as inside a
+    /// handler while an `async` signal handler runs.
+    async fn signal(&mut self, signal: Signal) -> Result<Behavior<P>, Failure> {
+        self.cell.core.set_in_handler(true);
+        let outcome = self.running.signal(&mut self.ctx, signal).await;
+        self.cell.core.set_in_handler(false);
+        outcome
+    }
+
     /// Open what `poll_event` produced: a message (a timer's tick becomes its
     /// timer's message), or the slow work to do.
     #[inline]
@@ -201,10 +241,6 @@ impl<P: Message> CellState<P> {
 
     fn rare(&mut self) -> &mut Rare<P> {
         self.rare.get_or_insert_with(Rare::boxed)
-    }
-
-    fn levels_len(&self) -> usize {
-        self.rare.as_ref().map_or(0, |rare| rare.levels.len())
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<Envelope<P>, Slow>> {
@@ -224,7 +260,11 @@ impl<P: Message> CellState<P> {
                 }
             }
             Phase::Restarting => {
-                if self.cell.core.children().is_empty() {
+                let waits_for_children = self
+                    .rare
+                    .as_ref()
+                    .is_none_or(|rare| rare.restart_stops_children);
+                if !waits_for_children || self.cell.core.children().is_empty() {
                     let over = match self.rare.as_mut().and_then(|rare| rare.backoff.as_mut()) {
                         None => true,
                         // Registers the task with the timer when it has not elapsed.
@@ -281,10 +321,7 @@ impl<P: Message> CellState<P> {
                 self.begin_stop(None);
                 None
             }
-            kind => {
-                let keep = self.levels_len();
-                self.start(Behavior::from_kind(kind), keep).err()
-            }
+            kind => self.switch(Behavior::from_kind(kind)).err(),
         }
     }
 
@@ -307,7 +344,7 @@ impl<P: Message> CellState<P> {
                     return;
                 }
                 let terminated = Signal::Terminated(Terminated::new(actor.clone()));
-                let outcome = self.running.signal(&mut self.ctx, terminated).await;
+                let outcome = self.signal(terminated).await;
                 let failure = match outcome {
                     Ok(next) if next.is_unhandled() => Some(Failure::new(DeathPact { actor })),
                     outcome => self.apply(outcome),
@@ -321,6 +358,14 @@ impl<P: Message> CellState<P> {
                 // whether a stop or restart waiting on children can go on.
             }
             SystemMessage::ChildFailed { child, failure } => {
+                let stale = self
+                    .rare
+                    .as_ref()
+                    .is_some_and(|rare| child.uid() < rare.children_since);
+                if stale {
+                    tracing::debug!(%child, error = %failure, "a child of an earlier incarnation escalated; ignored");
+                    return;
+                }
                 tracing::warn!(%child, error = %failure, "a child escalated its failure");
                 let failure = failure.climb(self.cell.core.path());
                 match self.cell.core.parent() {
@@ -346,6 +391,10 @@ impl<P: Message> CellState<P> {
             Decision::Restart { .. } if self.cell.core.system().is_terminating() => {
                 Decision::Stop { exhausted: false }
             }
+            // A failure to start leaves nothing to resume with.
+            Decision::Resume if matches!(self.running, Running::Idle | Running::Unstarted(_)) => {
+                Decision::Stop { exhausted: false }
+            }
             decision => decision,
         };
         match decision {
@@ -364,25 +413,36 @@ impl<P: Message> CellState<P> {
                 tracing::error!(error = %failure, "handler failed; escalating to the parent");
                 self.begin_stop(Some(failure));
             }
-            Decision::Restart { level, delay } => {
+            Decision::Restart {
+                level,
+                delay,
+                stop_children,
+            } => {
                 tracing::warn!(error = %failure, backoff = ?delay, "handler failed; restarting");
-                self.begin_restart(level, delay).await;
+                self.begin_restart(level, delay, stop_children).await;
             }
         }
     }
 
-    async fn begin_restart(&mut self, level: usize, delay: Option<Duration>) {
-        if let Err(failure) = self.running.signal(&mut self.ctx, Signal::PreRestart).await {
+    async fn begin_restart(&mut self, level: usize, delay: Option<Duration>, stop_children: bool) {
+        if let Err(failure) = self.signal(Signal::PreRestart).await {
             tracing::warn!(error = %failure, "PreRestart handler failed; restarting anyway");
         }
         self.running = Running::Idle;
         self.ctx.unwatch_all();
         self.ctx.cancel_timers();
-        for child in self.cell.core.children().refs() {
-            let _ = child.send_system(SystemMessage::Stop);
+        if stop_children {
+            for child in self.cell.core.children().refs() {
+                let _ = child.send_system(SystemMessage::Stop);
+            }
         }
+        let children_since = self.cell.core.system().uid_mark();
         let rare = self.rare();
         rare.restart_level = level;
+        rare.restart_stops_children = stop_children;
+        if stop_children {
+            rare.children_since = children_since;
+        }
         rare.backoff = delay.map(|delay| Box::pin(tokio::time::sleep(delay)));
         self.phase = Phase::Restarting;
     }
@@ -396,9 +456,13 @@ impl<P: Message> CellState<P> {
         rare.backoff = None;
         let level = rare.restart_level;
         let Some(inner) = rare.levels.get(level).map(|level| level.spec.inner.clone()) else {
+            // Nothing to restart from: stop rather than run on with no incarnation.
+            self.begin_stop(None);
             return;
         };
-        if let Err(failure) = self.start(inner, level + 1) {
+        let started = self.start(inner, level + 1);
+        self.settle_levels();
+        if let Err(failure) = started {
             self.fail(failure).await;
         }
     }
@@ -447,11 +511,19 @@ impl<P: Message> CellState<P> {
 
     /// Every child has stopped: `PostStop`, then tell the watchers and the parent.
     async fn finish(&mut self) {
-        if let Err(failure) = self.running.signal(&mut self.ctx, Signal::PostStop).await {
+        if let Err(failure) = self.signal(Signal::PostStop).await {
             tracing::warn!(error = %failure, "PostStop handler failed");
         }
-        self.phase = Phase::Finished;
         self.running = Running::Idle;
+        self.tell_the_end();
+    }
+
+    /// The actor has ended: close everything, and tell the watchers and the parent.
+    /// Runs once, from `finish`, or from `drop` for a task that ended any other way
+    /// (cancelled at the shutdown deadline, or a panic outside every handler).
+    fn tell_the_end(&mut self) {
+        self.phase = Phase::Finished;
+        self.ctx.cancel_timers();
         self.close_user_lane();
         self.ctx.unwatch_all();
         let me = self.ctx.self_ref().erase();
@@ -488,21 +560,18 @@ impl<P: Message> CellState<P> {
 impl<P: Message> Drop for CellState<P> {
     fn drop(&mut self) {
         if self.phase != Phase::Finished {
-            // Cancelled at the shutdown deadline, or dropped with its runtime: make
-            // sure nothing more is queued where nobody reads, and no timer runs on.
-            self.ctx.cancel_timers();
-            self.close_user_lane();
-            self.cell.core.lane().close();
+            // Cancelled at the shutdown deadline, dropped with its runtime, or ended
+            // by a panic outside every handler: nothing stays queued where nobody
+            // reads, no timer runs on, and watchers and parent still hear of the end.
+            self.tell_the_end();
         }
         self.cell.core.system().cell_dropped();
     }
 }
 
-/// A message that arrived while no incarnation runs becomes a dead letter.
-fn undeliverable<P: Message>(cell: &LocalCell<P>, message: P) {
-    cell.core.system().dead_letter(
-        message.into_payload(),
-        cell.core.path(),
-        DeadLetterReason::RecipientStopped,
-    );
+/// A message no incarnation took becomes a dead letter.
+fn undeliverable<P: Message>(cell: &LocalCell<P>, message: P, reason: DeadLetterReason) {
+    cell.core
+        .system()
+        .dead_letter(message.into_payload(), cell.core.path(), reason);
 }

@@ -21,7 +21,10 @@ pub type Ctx<T> = ActorContext<<T as Protocol>::Msg>;
 /// watch other actors, and log.
 ///
 /// Every record a handler logs through `tracing` carries the actor's path, because
-/// the cell runs each handler inside the actor's span ([`ActorContext::log`]).
+/// the cell runs each handler inside the actor's span ([`ActorContext::log`]). The
+/// span has the target `tapio::actor` and the level `ERROR`: a subscriber that filters
+/// by target must let `tapio::actor` through (at any level) to keep it, for example
+/// `RUST_LOG=my_app=debug,tapio::actor=error`.
 pub struct ActorContext<P: Message> {
     self_ref: ActorRef<P>,
     extra: Option<Box<Extra<P>>>,

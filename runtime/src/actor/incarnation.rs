@@ -128,6 +128,8 @@ pub(crate) enum Dispatched<'a, P: Message> {
     Pending(HandlerFuture<'a, P>),
     /// No incarnation is running: the message comes back.
     Nowhere(P),
+    /// The behavior handles no message (`Behaviors::empty`): the message comes back.
+    Unhandled(P),
 }
 
 impl<P: Message> Running<P> {
@@ -159,7 +161,7 @@ impl<P: Message> Running<P> {
                     Err(panic) => Err(Failure::from_panic(panic)),
                 }
             }
-            Running::Empty => Ok(Behaviors::unhandled()),
+            Running::Empty => return Dispatched::Unhandled(message),
             Running::Ignore => return Dispatched::Same,
             Running::Idle | Running::Unstarted(_) => return Dispatched::Nowhere(message),
         };

@@ -261,7 +261,8 @@ pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
     }
 }
 
-/// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ..., `$ba`, ...,
+/// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ... (base 64, the
+/// lowest digit first, so `n = 64` is `$ab`),
 /// written into a buffer on the stack (no allocation on the spawn path).
 pub(crate) struct AnonymousName {
     bytes: [u8; 12],

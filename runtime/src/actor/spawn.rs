@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use tokio::runtime::Handle;
+use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::actor::core::ChildEntry;
@@ -21,18 +23,38 @@ pub(crate) enum ChildName<'a> {
 
 /// Spawn `behavior` as a child of `parent`.
 ///
-/// The child table is locked while the task is spawned, so a name is checked and
-/// taken in one step, and a parent that has begun to stop cannot gain a child.
+/// The cell, its span and its task's future are made first; then, under the parent's
+/// child-table lock, the name is checked and taken and the task spawned, in one step,
+/// so that a parent that has begun to stop cannot gain a child. No user code runs
+/// under that lock.
 pub(crate) fn spawn_child<Q: Message>(
     parent: &AnyActorRef,
     behavior: Behavior<Q>,
     name: ChildName<'_>,
 ) -> Result<ActorRef<Q>, SpawnError> {
-    if let ChildName::Given(name) = name {
-        validate_name(name)?;
-    }
     let parent_core = parent.core();
     let system = parent_core.system();
+    let anonymous;
+    let name = match name {
+        ChildName::Given(name) => {
+            validate_name(name)?;
+            name
+        }
+        ChildName::Anonymous => {
+            anonymous = AnonymousName::new(system.next_anonymous());
+            anonymous.as_str()
+        }
+    };
+    let core = CellCore::new(
+        parent_core.path().child(name),
+        system.next_uid(),
+        system.clone(),
+        Parent::Cell(parent.clone()),
+    );
+    let (cell, launch) = prepare_cell(core, behavior);
+    let runtime = system.runtime().ok_or_else(|| SpawnError::NoRuntime {
+        system: system.name().to_owned(),
+    })?;
     let mut children = parent_core.children();
     if children.is_closed() {
         return Err(match parent_core.parent() {
@@ -44,31 +66,13 @@ pub(crate) fn spawn_child<Q: Message>(
             },
         });
     }
-    let owned_name;
-    let name = match name {
-        ChildName::Given(name) => {
-            if children.contains(name) {
-                return Err(SpawnError::NameTaken {
-                    name: name.to_owned(),
-                    parent: parent_core.path().clone(),
-                });
-            }
-            name
-        }
-        ChildName::Anonymous => {
-            owned_name = AnonymousName::new(system.next_anonymous());
-            owned_name.as_str()
-        }
-    };
-    let core = CellCore::new(
-        parent_core.path().child(name),
-        system.next_uid(),
-        system.clone(),
-        Parent::Cell(parent.clone()),
-    );
-    let (cell, abort) = start_cell(core, behavior).ok_or_else(|| SpawnError::NoRuntime {
-        system: system.name().to_owned(),
-    })?;
+    if children.contains(name) {
+        return Err(SpawnError::NameTaken {
+            name: name.to_owned(),
+            parent: parent_core.path().clone(),
+        });
+    }
+    let abort = launch.spawn(runtime);
     children.insert(ChildEntry {
         child: AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>),
         abort,
@@ -81,22 +85,52 @@ pub(crate) fn spawn_child<Q: Message>(
 pub(crate) fn start_cell<Q: Message>(
     core: CellCore,
     behavior: Behavior<Q>,
-) -> Option<(Arc<LocalCell<Q>>, tokio::task::AbortHandle)> {
+) -> Option<(Arc<LocalCell<Q>>, AbortHandle)> {
     let system = core.system().clone();
-    let runtime = system.runtime()?.clone();
+    let runtime = system.runtime()?;
+    let (cell, launch) = prepare_cell(core, behavior);
+    Some((cell, launch.spawn(runtime)))
+}
+
+/// Create the cell for `core`, ready to spawn its task. Nothing of the task exists
+/// until it is spawned, so a cell refused at the last check just goes away.
+fn prepare_cell<Q: Message>(
+    core: CellCore,
+    behavior: Behavior<Q>,
+) -> (Arc<LocalCell<Q>>, Launch<Q>) {
     let cell = Arc::new(LocalCell {
         core,
         user: UserLane::new(),
     });
-    let span = tracing::error_span!("actor", path = %cell.core.path());
-    system.cell_started();
-    let task = cell::run(cell.clone(), behavior);
-    // Without a subscriber that wants the span, the task goes without it: a span
-    // that records nothing would still cost every actor its size.
-    let task = if span.is_disabled() {
-        runtime.spawn(task)
-    } else {
-        runtime.spawn(task.instrument(span))
+    // The span's target is `tapio::actor`: a subscriber that filters by target must
+    // let it through for handler records to carry the actor's path.
+    let span = tracing::error_span!(target: "tapio::actor", "actor", path = %cell.core.path());
+    let launch = Launch {
+        cell: cell.clone(),
+        behavior,
+        span,
     };
-    Some((cell, task.abort_handle()))
+    (cell, launch)
+}
+
+/// A cell whose task is about to be spawned.
+struct Launch<Q: Message> {
+    cell: Arc<LocalCell<Q>>,
+    behavior: Behavior<Q>,
+    span: tracing::Span,
+}
+
+impl<Q: Message> Launch<Q> {
+    fn spawn(self, runtime: &Handle) -> AbortHandle {
+        self.cell.core.system().cell_started();
+        let future = cell::run(self.cell, self.behavior);
+        // Without a subscriber that wants the span, the task goes without it: a span
+        // that records nothing would still cost every actor its size.
+        let task = if self.span.is_disabled() {
+            runtime.spawn(future)
+        } else {
+            runtime.spawn(future.instrument(self.span))
+        };
+        task.abort_handle()
+    }
 }

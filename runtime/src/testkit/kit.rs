@@ -243,7 +243,11 @@ impl<P: Message> BehaviorTestKit<P> {
             Ok(outcome) => outcome,
             Err(future) => future.await,
         };
-        self.apply(outcome)
+        let outcome = self.resolve(outcome)?;
+        if outcome == Outcome::Stopped {
+            self.post_stop().await;
+        }
+        Ok(outcome)
     }
 
     /// Run every message waiting for the behavior (sent to its own ref), in order,
@@ -285,11 +289,21 @@ impl<P: Message> BehaviorTestKit<P> {
     /// poll.
     pub fn signal(&mut self, signal: Signal) -> Result<Outcome, Failure> {
         self.assert_alive();
+        let watched = match &signal {
+            Signal::Terminated(end) => Some(end.actor().clone()),
+            _ => None,
+        };
         let outcome = poll_once(
             Box::pin(self.running.signal(&mut self.ctx, signal)),
             "signal handler",
         );
-        self.apply(outcome)
+        match (outcome, watched) {
+            // As in a running actor: a `Terminated` left unhandled is a death pact.
+            (Ok(next), Some(actor)) if next.is_unhandled() => {
+                Err(Failure::new(crate::signal::DeathPact { actor }))
+            }
+            (outcome, _) => self.apply(outcome),
+        }
     }
 
     /// The effects recorded since the last call, oldest first.
@@ -379,39 +393,49 @@ impl<P: Message> BehaviorTestKit<P> {
             Dispatched::Pending(future) => Err(Guarded(future)),
             // Only reachable after a stop, which `assert_alive` rules out.
             Dispatched::Nowhere(_) => Ok(Ok(crate::Behaviors::same())),
+            Dispatched::Unhandled(_) => Ok(Ok(crate::Behaviors::unhandled())),
         }
     }
 
+    /// Apply an answer, delivering `PostStop` (polled once) if it stops the behavior.
     fn apply(&mut self, outcome: Result<Behavior<P>, Failure>) -> Result<Outcome, Failure> {
+        let outcome = self.resolve(outcome)?;
+        if outcome == Outcome::Stopped {
+            self.stop();
+        }
+        Ok(outcome)
+    }
+
+    /// What an answer comes to; a switch starts the new behavior.
+    fn resolve(&mut self, outcome: Result<Behavior<P>, Failure>) -> Result<Outcome, Failure> {
         let next = outcome?;
         Ok(match next.kind {
             Kind::Same => Outcome::Same,
             Kind::Unhandled => Outcome::Unhandled,
-            Kind::Stopped => {
-                self.stop();
-                Outcome::Stopped
-            }
+            Kind::Stopped => Outcome::Stopped,
             kind => {
-                match self
-                    .running
-                    .start(&mut self.ctx, Behavior::from_kind(kind), &mut |_| {})?
-                {
+                let behavior = Behavior::from_kind(kind);
+                match self.running.start(&mut self.ctx, behavior, &mut |_| {})? {
                     Started::Running => Outcome::Switched,
-                    Started::Stopped => {
-                        self.stop();
-                        Outcome::Stopped
-                    }
+                    Started::Stopped => Outcome::Stopped,
                 }
             }
         })
     }
 
-    /// `PostStop`, then no more.
+    /// `PostStop` (polled once), then no more.
     fn stop(&mut self) {
         let _ = poll_once(
             Box::pin(self.running.signal(&mut self.ctx, Signal::PostStop)),
             "PostStop handler",
         );
+        self.running = Running::Idle;
+        self.alive = false;
+    }
+
+    /// `PostStop`, awaited to its end, then no more.
+    async fn post_stop(&mut self) {
+        let _ = self.running.signal(&mut self.ctx, Signal::PostStop).await;
         self.running = Running::Idle;
         self.alive = false;
     }
