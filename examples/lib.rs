@@ -35,6 +35,12 @@ pub mod escalation;
 #[path = "graceful_shutdown.rs"]
 pub mod graceful_shutdown;
 
+#[path = "ask_timeout.rs"]
+pub mod ask_timeout;
+
+#[path = "rate_limiter.rs"]
+pub mod rate_limiter;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,

@@ -175,6 +175,36 @@ fn graceful_shutdown_closes_the_connections_before_the_pool() {
 }
 
 #[test]
+fn ask_timeout_tells_the_three_ways_of_not_getting_an_answer_apart() {
+    check(
+        "ask_timeout",
+        lines_of(tapio_examples::ask_timeout::run),
+        &[
+            "reader: 'Dune' is on shelf 3",
+            "reader: gave up on 'Ulysses' after 50ms",
+            "dead letter: Shelf (the ask it answers has ended)",
+            "reader: the desk closed, so there was no point waiting",
+        ],
+    );
+}
+
+#[test]
+fn rate_limiter_throttles_the_burst_and_refills() {
+    check(
+        "rate_limiter",
+        lines_of(tapio_examples::rate_limiter::run),
+        &[
+            "req-1: allowed",
+            "req-2: allowed",
+            "req-3: throttled",
+            "req-4: throttled",
+            "req-5: throttled",
+            "req-6: allowed",
+        ],
+    );
+}
+
+#[test]
 fn the_tour_runs_every_example_in_turn() {
     let printed = printed_by("tour");
     let sections: Vec<&str> = printed

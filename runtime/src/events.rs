@@ -206,6 +206,10 @@ pub enum DeadLetterReason {
     Unhandled,
     /// A reply to a request that was told rather than asked, so nobody awaits it.
     NoReplyExpected,
+    /// An answer to an ask that has ended: it timed out, or was dropped.
+    AskEnded,
+    /// A second answer to an ask that had its answer already.
+    AlreadyAnswered,
 }
 
 impl fmt::Display for DeadLetterReason {
@@ -214,6 +218,8 @@ impl fmt::Display for DeadLetterReason {
             Self::RecipientStopped => "the recipient has stopped",
             Self::Unhandled => "the recipient did not handle it",
             Self::NoReplyExpected => "a reply to a request that was told, so nobody awaits it",
+            Self::AskEnded => "the ask it answers has ended",
+            Self::AlreadyAnswered => "the ask it answers had its answer already",
         })
     }
 }

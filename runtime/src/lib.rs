@@ -72,6 +72,7 @@
 extern crate self as tapio;
 
 mod actor;
+pub mod ask;
 mod behavior;
 mod error;
 pub mod events;
@@ -87,13 +88,14 @@ pub mod timer;
 
 pub use crate::actor::context::{ActorContext, Ctx};
 pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
+pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
 pub use crate::error::{InvalidName, NotAChild, SpawnError, SystemError};
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
-pub use crate::message::{Accepts, Message, Payload, Protocol, ReplySlot, Request};
+pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyTo};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{DeathPact, Signal, Terminated};
@@ -116,7 +118,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
-    pub use crate::message::{Accepts, Message, Payload, Protocol, ReplySlot, Request};
+    pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
     pub use crate::reply::{Finish, IntoReply, NoReply, ReplyTo, finish};
     pub use crate::{Actor, ActorContext, Behavior};
     pub use std::boxed::Box;

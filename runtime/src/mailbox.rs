@@ -13,8 +13,9 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::actor::AnyActorRef;
@@ -57,13 +58,23 @@ pub(crate) struct SystemLane {
 const PENDING: u8 = 1;
 /// Set while the actor awaits an `async` handler.
 pub(crate) const IN_HANDLER: u8 = 2;
+/// Set once the actor has begun to stop: it takes no more user messages.
+pub(crate) const STOPPING: u8 = 4;
 
 #[derive(Debug, Default)]
 struct SystemQueue {
-    // Boxed: an absent box is one word in every actor's cell, an empty deque four.
-    #[allow(clippy::box_collection)]
-    items: Option<Box<VecDeque<SystemMessage>>>,
+    // Boxed: an absent box is one word in every actor's cell; the queue and the end
+    // notice are allocated the first time one of them is needed.
+    used: Option<Box<Used>>,
     closed: bool,
+}
+
+#[derive(Debug, Default)]
+struct Used {
+    items: VecDeque<SystemMessage>,
+    /// Woken when the lane closes (the actor has ended): what an ask to this actor
+    /// waits on besides its answer.
+    end: Option<Arc<Notify>>,
 }
 
 impl SystemLane {
@@ -82,7 +93,7 @@ impl SystemLane {
         if queue.closed {
             return Err(message);
         }
-        queue.items.get_or_insert_default().push_back(message);
+        queue.used.get_or_insert_default().items.push_back(message);
         self.flags.fetch_or(PENDING, Ordering::Release);
         Ok(())
     }
@@ -99,7 +110,7 @@ impl SystemLane {
     #[cold]
     fn pop_locked(&self) -> Option<SystemMessage> {
         let mut queue = self.lock();
-        let items = queue.items.as_mut()?;
+        let items = &mut queue.used.as_mut()?.items;
         let message = items.pop_front();
         if items.is_empty() {
             self.flags.fetch_and(!PENDING, Ordering::Release);
@@ -126,12 +137,33 @@ impl SystemLane {
         self.lock().closed
     }
 
-    /// Close the lane and take what was still queued.
-    pub(crate) fn close(&self) -> VecDeque<SystemMessage> {
+    /// Something to wait on for the actor's end; `None` if it has ended already. After
+    /// waiting has begun (`Notified::enable`), check [`is_closed`](Self::is_closed)
+    /// once more: an end between the two would not wake it.
+    pub(crate) fn end_notice(&self) -> Option<Arc<Notify>> {
         let mut queue = self.lock();
-        queue.closed = true;
-        self.flags.fetch_and(!PENDING, Ordering::Release);
-        queue.items.take().map(|items| *items).unwrap_or_default()
+        if queue.closed {
+            return None;
+        }
+        let used = queue.used.get_or_insert_default();
+        Some(used.end.get_or_insert_with(Default::default).clone())
+    }
+
+    /// Close the lane, wake whoever waits for the end, and take what was still queued.
+    pub(crate) fn close(&self) -> VecDeque<SystemMessage> {
+        let used = {
+            let mut queue = self.lock();
+            queue.closed = true;
+            self.flags.fetch_and(!PENDING, Ordering::Release);
+            queue.used.take()
+        };
+        let Some(used) = used else {
+            return VecDeque::new();
+        };
+        if let Some(end) = &used.end {
+            end.notify_waiters();
+        }
+        used.items
     }
 }
 

@@ -102,6 +102,17 @@ impl<M: Message> Accepts<M> for M {
     }
 }
 
+/// A mailbox of protocol `Self` delivers the reply slot of an `M` to the handler that
+/// answers it, so an `M` can be asked. `#[actor]` implements it for every message type
+/// it has a handler for; a message that is its own protocol (`ActorRef<M>`) has no
+/// handler that could receive the reply ref, so it cannot be asked.
+#[diagnostic::on_unimplemented(
+    message = "an actor whose protocol is `{Self}` cannot be asked this request: no handler of it would receive the reply ref",
+    label = "asked here",
+    note = "ask an actor whose `#[actor]` block has a handler for the request that returns the reply, or give the message a `reply_to: ActorRef<_>` field and use `ask_with`"
+)]
+pub trait Answers<M: Message>: Accepts<M> {}
+
 /// Where an answer goes: implemented by [`NoReply`](crate::NoReply) and
 /// [`ReplyTo<T>`](crate::ReplyTo) only.
 pub trait ReplySlot: Default + Send + 'static {}

@@ -148,6 +148,7 @@ pub(crate) struct SystemShared {
     next_anonymous: AtomicU64,
     live_cells: AtomicUsize,
     live_timers: AtomicUsize,
+    live_promises: AtomicUsize,
     terminating: AtomicBool,
     guardians: Mutex<Option<Guardians>>,
     /// Bit 0: the user guardian has stopped; bit 1: the system guardian has.
@@ -208,6 +209,7 @@ impl ActorSystem {
             next_anonymous: AtomicU64::new(0),
             live_cells: AtomicUsize::new(0),
             live_timers: AtomicUsize::new(0),
+            live_promises: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
             guardians: Mutex::new(None),
             guardians_stopped: watch::Sender::new(0),
@@ -458,6 +460,18 @@ impl SystemShared {
 
     pub(crate) fn timer_stopped(&self) {
         self.live_timers.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn promise_created(&self) {
+        self.live_promises.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn promise_dropped(&self) {
+        self.live_promises.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn live_promises(&self) -> usize {
+        self.live_promises.load(Ordering::Acquire)
     }
 
     pub(crate) fn live_timers(&self) -> usize {

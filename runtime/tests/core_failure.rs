@@ -71,3 +71,40 @@ async fn a_panicking_setup_stops_its_actor(system: ActorSystem) {
     probe.watch(&doomed);
     probe.expect_terminated(&doomed, SECOND).await;
 }
+
+/// State whose `Drop` panics once armed: user code the runtime cannot wrap in a
+/// handler's guard.
+#[derive(Clone)]
+struct Fragile {
+    armed: bool,
+}
+
+impl Drop for Fragile {
+    fn drop(&mut self) {
+        if self.armed && !std::thread::panicking() {
+            panic!("fragile state panicked while dropped");
+        }
+    }
+}
+
+#[actor]
+impl Fragile {
+    fn arm(&mut self, _: u64) -> Behavior<FragileMsg> {
+        self.armed = true;
+        // Switching drops this state, outside every handler's guard.
+        Behaviors::ignore()
+    }
+}
+
+// A panic outside every handler (here, in the `Drop` of the state a switch throws
+// away) ends the actor's task; watchers still get `Terminated` and the parent frees
+// the name, instead of waiting for an end nobody announces.
+#[tapio::test(start_paused = true)]
+async fn a_task_that_ends_in_a_panic_still_announces_its_end(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let fragile = system.spawn(Fragile { armed: false }, "fragile").unwrap();
+    probe.watch(&fragile);
+    fragile.tell(1_u64);
+    probe.expect_terminated(&fragile, SECOND).await;
+    assert!(system.spawn(Behaviors::ignore::<u64>(), "fragile").is_ok());
+}

@@ -50,6 +50,8 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
                     Self::#variant(message, reply)
                 }
             }
+
+            impl ::tapio::__private::Answers<#message> for #protocol {}
         }
     });
     quote! {

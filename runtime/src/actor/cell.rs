@@ -473,6 +473,7 @@ impl<P: Message> CellState<P> {
             return;
         }
         self.phase = Phase::Stopping;
+        self.cell.core.set_stopping();
         if let Some(failure) = escalate {
             self.rare().escalate = Some(failure);
         }
@@ -523,6 +524,7 @@ impl<P: Message> CellState<P> {
     /// (cancelled at the shutdown deadline, or a panic outside every handler).
     fn tell_the_end(&mut self) {
         self.phase = Phase::Finished;
+        self.cell.core.set_stopping();
         self.ctx.cancel_timers();
         self.close_user_lane();
         self.ctx.unwatch_all();

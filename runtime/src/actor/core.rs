@@ -9,7 +9,7 @@ use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnyActorRef};
-use crate::mailbox::{IN_HANDLER, SystemLane};
+use crate::mailbox::{IN_HANDLER, STOPPING, SystemLane};
 use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
@@ -190,6 +190,16 @@ impl CellCore {
 
     pub(crate) fn is_in_handler(&self) -> bool {
         self.lane.has_flag(IN_HANDLER)
+    }
+
+    /// Mark that the actor has begun to stop.
+    pub(crate) fn set_stopping(&self) {
+        self.lane.set_flag(STOPPING, true);
+    }
+
+    /// Whether the actor has begun to stop (or has stopped).
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.lane.has_flag(STOPPING)
     }
 
     #[inline]

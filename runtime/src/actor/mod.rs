@@ -13,6 +13,7 @@ pub(crate) mod context;
 mod core;
 pub(crate) mod incarnation;
 mod path;
+mod promise;
 pub(crate) mod spawn;
 
 use std::fmt;
@@ -26,6 +27,7 @@ use crate::message::{Accepts, Message};
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::path::{ActorPath, Address};
 pub(crate) use self::path::{AnonymousName, validate_name};
+pub(crate) use self::promise::Promise;
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.
@@ -104,14 +106,23 @@ pub struct ActorRef<P: Message> {
     target: Target<P>,
 }
 
+/// What a ref reaches. One type for every kind of target, so a promise (an ask's
+/// reply ref) is an `ActorRef` like any other.
 enum Target<P: Message> {
     Local(Arc<LocalCell<P>>),
+    Promise(Arc<Promise<P>>),
 }
 
 impl<P: Message> ActorRef<P> {
     pub(crate) fn local(cell: Arc<LocalCell<P>>) -> Self {
         Self {
             target: Target::Local(cell),
+        }
+    }
+
+    pub(crate) fn promise(promise: Arc<Promise<P>>) -> Self {
+        Self {
+            target: Target::Promise(promise),
         }
     }
 
@@ -142,6 +153,7 @@ impl<P: Message> ActorRef<P> {
             Target::Local(cell) => {
                 cell.deliver(Envelope::Message(message));
             }
+            Target::Promise(promise) => promise.deliver(message),
         }
     }
 
@@ -149,14 +161,14 @@ impl<P: Message> ActorRef<P> {
     pub(crate) fn local_cell(&self) -> Option<&Arc<LocalCell<P>>> {
         match &self.target {
             Target::Local(cell) => Some(cell),
+            Target::Promise(_) => None,
         }
     }
 
-    /// The actor's path, such as `/user/counter`.
+    /// The actor's path, such as `/user/counter`; a promise's is
+    /// `/system/promises/{uid}`.
     pub fn path(&self) -> &ActorPath {
-        match &self.target {
-            Target::Local(cell) => cell.core.path(),
-        }
+        self.core().path()
     }
 
     /// The incarnation uid: two actors spawned one after the other under the same
@@ -164,23 +176,27 @@ impl<P: Message> ActorRef<P> {
     pub fn uid(&self) -> u64 {
         match &self.target {
             Target::Local(cell) => cell.core.uid(),
+            Target::Promise(promise) => promise.uid(),
         }
     }
 
-    /// The shared part of the actor's cell.
+    /// The shared part of the actor's cell (for a promise, of the stopped cell that
+    /// stands for it).
     pub(crate) fn core(&self) -> &CellCore {
         match &self.target {
             Target::Local(cell) => &cell.core,
+            Target::Promise(promise) => promise.core(),
         }
     }
 
-    /// The same actor, with its protocol erased.
+    /// The same actor, with its protocol erased. A promise erased is a stopped actor:
+    /// watching it reports `Terminated` at once.
     pub fn erase(&self) -> AnyActorRef {
-        match &self.target {
-            Target::Local(cell) => AnyActorRef {
-                cell: cell.clone() as Arc<dyn AnyCell>,
-            },
-        }
+        let cell = match &self.target {
+            Target::Local(cell) => cell.clone() as Arc<dyn AnyCell>,
+            Target::Promise(promise) => promise.shadow().clone() as Arc<dyn AnyCell>,
+        };
+        AnyActorRef { cell }
     }
 }
 
@@ -189,6 +205,7 @@ impl<P: Message> Clone for ActorRef<P> {
     fn clone(&self) -> Self {
         match &self.target {
             Target::Local(cell) => Self::local(cell.clone()),
+            Target::Promise(promise) => Self::promise(promise.clone()),
         }
     }
 }

@@ -169,7 +169,8 @@ impl<E: fmt::Debug> TestResult for Result<(), E> {
 /// - no actor cancelled at the deadline for another reason (it was waiting for a
 ///   stuck child, or its turn to stop never came);
 /// - no actor task still running (a handler blocking its thread cannot be cancelled);
-/// - no timer still running.
+/// - no timer still running;
+/// - no ask promise still waiting: its reply ref was kept alive somewhere.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LeakReport {
     system: String,
@@ -181,6 +182,9 @@ pub struct LeakReport {
     pub running_tasks: usize,
     /// Timers still running after termination.
     pub pending_timers: usize,
+    /// Ask promises still waiting for an answer after termination: something kept a
+    /// reply ref alive.
+    pub pending_asks: usize,
 }
 
 impl LeakReport {
@@ -205,6 +209,7 @@ impl LeakReport {
             not_stopped: idle.into_iter().map(|c| c.path).collect(),
             running_tasks: system.live_actors(),
             pending_timers: system.shared().live_timers(),
+            pending_asks: system.shared().live_promises(),
         }
     }
 
@@ -214,6 +219,7 @@ impl LeakReport {
             && self.not_stopped.is_empty()
             && self.running_tasks == 0
             && self.pending_timers == 0
+            && self.pending_asks == 0
     }
 }
 
@@ -240,6 +246,13 @@ impl fmt::Display for LeakReport {
                 f,
                 "\n- {} timer(s) still running after termination",
                 self.pending_timers
+            )?;
+        }
+        if self.pending_asks > 0 {
+            write!(
+                f,
+                "\n- {} ask promise(s) still waiting for an answer after termination (a reply ref kept alive)",
+                self.pending_asks
             )?;
         }
         if self.running_tasks > 0 {

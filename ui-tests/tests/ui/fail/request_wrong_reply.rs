@@ -1,4 +1,4 @@
-// A handler of a request must answer with the declared reply type.
+// S21 (C): a handler of a request must answer with the declared reply type.
 use tapio::prelude::*;
 
 #[message]
