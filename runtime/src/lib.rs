@@ -48,16 +48,22 @@
 //! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller.
 //! - [`Behaviors`]: `receive`, `receive_message`, `setup`, `same`, `stopped`,
 //!   `unhandled`, `supervise`; [`Actor`] and `#[actor]` for actors with fields.
-//! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop and watch.
+//! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers.
 //! - [`supervision`]: resume, restart with backoff, stop, escalate.
+//! - [`ask`]: [`ActorRef::ask`] and [`ActorRef::ask_with`], typed by the request.
+//! - [`timer`]: single, fixed-delay and fixed-rate timers, keyed and cell-owned.
+//! - [`shutdown`]: SIGINT and SIGTERM wired to [`ActorSystem::terminate`].
 //! - [`events`]: the typed event stream and [`DeadLetter`]s.
+//! - [`testkit`]: probes, a synchronous behavior test kit, and leak-checked tests.
 //!
 //! ## The macros
 //!
 //! - `#[message]` makes a struct or enum a [`Message`]; `#[message(reply = T)]` also
 //!   declares it a [`Request`] answered with a `T`.
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
-//!   type, generates the protocol enum `{Type}Msg` and the dispatch.
+//!   type, generates the protocol enum `{Type}Msg` and the dispatch. A handler of a
+//!   request returns the reply; `#[signal]` marks the signal handler.
+//! - `#[tapio::test]` runs an `async fn` test with a fresh system and fails it on leaks.
 //!
 //! ## Runtime
 //!
