@@ -59,7 +59,7 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, oneshot};
 
-use crate::actor::{ActorPath, ActorRef, AnyActorRef, Promise};
+use crate::actor::{ActorPath, ActorRef, AnyActorRef, promise};
 use crate::message::{Accepts, Answers, Message, Request};
 use crate::reply::ReplyTo;
 
@@ -229,7 +229,7 @@ impl<P: Message> ActorRef<P> {
     /// A promise for the answer, and the ask that awaits it.
     fn prepare_ask<R: Message>(&self) -> (ActorRef<R>, Ask<R>) {
         let target = self.erase();
-        let (promise, answer) = Promise::new(target.core().system());
+        let (promise, answer) = promise(target.core().system());
         let end = target.core().lane().end_notice();
         let ask = Ask {
             answer,
@@ -237,6 +237,6 @@ impl<P: Message> ActorRef<P> {
             end,
             timeout: Ask::<R>::DEFAULT_TIMEOUT,
         };
-        (ActorRef::promise(promise), ask)
+        (ActorRef::local(promise), ask)
     }
 }

@@ -15,11 +15,13 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::sync::{Notify, oneshot};
 
 use crate::actor::AnyActorRef;
+use crate::events::DeadLetterReason;
 use crate::failure::Failure;
+use crate::system::SystemShared;
 
 /// A command or notification on an actor's system lane.
 #[derive(Debug)]
@@ -187,6 +189,46 @@ enum LaneState<P> {
     },
     /// The actor stopped before anything was ever sent.
     Closed,
+    /// Not an actor: an ask's promise, which takes exactly one answer.
+    Answer(AnswerSlot<P>),
+}
+
+/// Where the answer to an ask goes. Counted by the system while it exists, so a test
+/// can see an ask left waiting.
+pub(crate) struct AnswerSlot<P> {
+    sender: Mutex<Option<oneshot::Sender<P>>>,
+    system: Arc<SystemShared>,
+}
+
+impl<P> AnswerSlot<P> {
+    pub(crate) fn new(sender: oneshot::Sender<P>, system: Arc<SystemShared>) -> Self {
+        system.promise_created();
+        Self {
+            sender: Mutex::new(Some(sender)),
+            system,
+        }
+    }
+
+    fn answer(&self, answer: P) -> Sent<P> {
+        let sender = self
+            .sender
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .take();
+        match sender {
+            Some(sender) => match sender.send(answer) {
+                Ok(()) => Sent::Queued,
+                Err(answer) => Sent::Unwanted(answer, DeadLetterReason::AskEnded),
+            },
+            None => Sent::Unwanted(answer, DeadLetterReason::AlreadyAnswered),
+        }
+    }
+}
+
+impl<P> Drop for AnswerSlot<P> {
+    fn drop(&mut self) {
+        self.system.promise_dropped();
+    }
 }
 
 /// What a send did.
@@ -197,12 +239,21 @@ pub(crate) enum Sent<P> {
     QueuedFirst,
     /// The actor has stopped: the envelope comes back.
     Refused(Envelope<P>),
+    /// An answer nobody takes any more: it comes back, with why.
+    Unwanted(P, DeadLetterReason),
 }
 
 impl<P> UserLane<P> {
     pub(crate) const fn new() -> Self {
         Self {
             state: OnceLock::new(),
+        }
+    }
+
+    /// The lane of an ask's promise.
+    pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
+        Self {
+            state: OnceLock::from(LaneState::Answer(slot)),
         }
     }
 
@@ -214,6 +265,10 @@ impl<P> UserLane<P> {
                 Err(refused) => Sent::Refused(refused.0),
             },
             Some(LaneState::Closed) => Sent::Refused(message),
+            Some(LaneState::Answer(slot)) => match message {
+                Envelope::Message(answer) => slot.answer(answer),
+                Envelope::Tick(_) => Sent::Refused(message),
+            },
             None => self.send_first(message),
         }
     }
@@ -235,7 +290,7 @@ impl<P> UserLane<P> {
                 Ok(()) => Sent::Queued,
                 Err(refused) => Sent::Refused(refused.0),
             },
-            LaneState::Closed => Sent::Refused(message),
+            LaneState::Closed | LaneState::Answer(_) => Sent::Refused(message),
         }
     }
 

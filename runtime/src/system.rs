@@ -158,6 +158,8 @@ pub(crate) struct SystemShared {
     cancelled: Mutex<Vec<Cancelled>>,
     /// The first failure escalated to a guardian: what `when_terminated` returns.
     escalated: Mutex<Option<Failure>>,
+    /// `/system/promises`, the parent path of every ask's promise.
+    promises: std::sync::OnceLock<ActorPath>,
 }
 
 #[derive(Clone)]
@@ -216,6 +218,7 @@ impl ActorSystem {
             outcome: watch::Sender::new(None),
             cancelled: Mutex::new(Vec::new()),
             escalated: Mutex::new(None),
+            promises: std::sync::OnceLock::new(),
         })
     }
 
@@ -460,6 +463,15 @@ impl SystemShared {
 
     pub(crate) fn timer_stopped(&self) {
         self.live_timers.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// `/system/promises`.
+    pub(crate) fn promises_path(&self) -> &ActorPath {
+        self.promises.get_or_init(|| {
+            ActorPath::root(self.address.clone())
+                .child("system")
+                .child("promises")
+        })
     }
 
     pub(crate) fn promise_created(&self) {

@@ -262,3 +262,13 @@ async fn a_ref_is_its_actor_identity(system: ActorSystem) {
     assert_eq!(a.erase(), a);
     assert_ne!(a.erase(), b);
 }
+
+// A ref is one pointer, and an optional ref costs nothing more: refs travel inside
+// messages by the million, and a promise ref (an ask's reply address) is the same
+// kind of ref, not a wider enum.
+#[test]
+fn a_ref_is_one_pointer_wide() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<ActorRef<u64>>(), size_of::<usize>());
+    assert_eq!(size_of::<Option<ActorRef<u64>>>(), size_of::<usize>());
+}

@@ -27,7 +27,7 @@ use crate::message::{Accepts, Message};
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::path::{ActorPath, Address};
 pub(crate) use self::path::{AnonymousName, validate_name};
-pub(crate) use self::promise::Promise;
+pub(crate) use self::promise::promise;
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.
@@ -62,6 +62,12 @@ impl<P: Message> LocalCell<P> {
             }
             // A tick of a timer whose actor has stopped: the timer is gone with it.
             Sent::Refused(Envelope::Tick(_)) => false,
+            Sent::Unwanted(answer, reason) => {
+                self.core
+                    .system()
+                    .dead_letter(answer.into_payload(), self.core.path(), reason);
+                false
+            }
         }
     }
 }
@@ -106,23 +112,17 @@ pub struct ActorRef<P: Message> {
     target: Target<P>,
 }
 
-/// What a ref reaches. One type for every kind of target, so a promise (an ask's
-/// reply ref) is an `ActorRef` like any other.
+/// What a ref reaches. A promise (an ask's reply ref) is a cell too, one without a
+/// task whose lane takes a single answer, so it is an `ActorRef` like any other and a
+/// ref stays one pointer wide.
 enum Target<P: Message> {
     Local(Arc<LocalCell<P>>),
-    Promise(Arc<Promise<P>>),
 }
 
 impl<P: Message> ActorRef<P> {
     pub(crate) fn local(cell: Arc<LocalCell<P>>) -> Self {
         Self {
             target: Target::Local(cell),
-        }
-    }
-
-    pub(crate) fn promise(promise: Arc<Promise<P>>) -> Self {
-        Self {
-            target: Target::Promise(promise),
         }
     }
 
@@ -153,7 +153,6 @@ impl<P: Message> ActorRef<P> {
             Target::Local(cell) => {
                 cell.deliver(Envelope::Message(message));
             }
-            Target::Promise(promise) => promise.deliver(message),
         }
     }
 
@@ -161,7 +160,6 @@ impl<P: Message> ActorRef<P> {
     pub(crate) fn local_cell(&self) -> Option<&Arc<LocalCell<P>>> {
         match &self.target {
             Target::Local(cell) => Some(cell),
-            Target::Promise(_) => None,
         }
     }
 
@@ -176,16 +174,13 @@ impl<P: Message> ActorRef<P> {
     pub fn uid(&self) -> u64 {
         match &self.target {
             Target::Local(cell) => cell.core.uid(),
-            Target::Promise(promise) => promise.uid(),
         }
     }
 
-    /// The shared part of the actor's cell (for a promise, of the stopped cell that
-    /// stands for it).
+    /// The shared part of the actor's cell.
     pub(crate) fn core(&self) -> &CellCore {
         match &self.target {
             Target::Local(cell) => &cell.core,
-            Target::Promise(promise) => promise.core(),
         }
     }
 
@@ -194,7 +189,6 @@ impl<P: Message> ActorRef<P> {
     pub fn erase(&self) -> AnyActorRef {
         let cell = match &self.target {
             Target::Local(cell) => cell.clone() as Arc<dyn AnyCell>,
-            Target::Promise(promise) => promise.shadow().clone() as Arc<dyn AnyCell>,
         };
         AnyActorRef { cell }
     }
@@ -205,7 +199,6 @@ impl<P: Message> Clone for ActorRef<P> {
     fn clone(&self) -> Self {
         match &self.target {
             Target::Local(cell) => Self::local(cell.clone()),
-            Target::Promise(promise) => Self::promise(promise.clone()),
         }
     }
 }
