@@ -17,7 +17,9 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use crate::actor::spawn::{self, ChildName};
-use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, Parent};
+use crate::actor::{
+    ActorPath, ActorRef, Address, AnonymousName, AnyActorRef, AnyCell, CellCore, Parent,
+};
 use crate::behavior::{Behaviors, IntoBehavior};
 use crate::error::{SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
@@ -145,7 +147,8 @@ pub(crate) struct SystemShared {
     runtime: Option<Handle>,
     events: EventStream,
     next_uid: AtomicU64,
-    next_anonymous: AtomicU64,
+    /// The first uid this system handed out: anonymous names count from it.
+    first_uid: u64,
     live_cells: AtomicUsize,
     live_timers: AtomicUsize,
     live_promises: AtomicUsize,
@@ -202,13 +205,14 @@ impl ActorSystem {
     }
 
     fn shared_for(settings: Settings, runtime: Option<Handle>) -> Arc<SystemShared> {
+        let first_uid = random_seed() >> 16;
         Arc::new(SystemShared {
             address: Address::local(&settings.name),
             settings,
             runtime,
             events: EventStream::default(),
-            next_uid: AtomicU64::new(random_seed() >> 16),
-            next_anonymous: AtomicU64::new(0),
+            next_uid: AtomicU64::new(first_uid),
+            first_uid,
             live_cells: AtomicUsize::new(0),
             live_timers: AtomicUsize::new(0),
             live_promises: AtomicUsize::new(0),
@@ -445,8 +449,15 @@ impl SystemShared {
         self.next_uid.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn next_anonymous(&self) -> u64 {
-        self.next_anonymous.fetch_add(1, Ordering::Relaxed)
+    /// The name `spawn_anonymous` gives the actor with `uid`: unique because the uid
+    /// is, short because it counts from this system's first uid.
+    pub(crate) fn anonymous_name(&self, uid: u64) -> AnonymousName {
+        AnonymousName::new(uid.wrapping_sub(self.first_uid))
+    }
+
+    /// The uid of the actor an anonymous name was made for, if `name` is one.
+    pub(crate) fn anonymous_uid(&self, name: &str) -> Option<u64> {
+        AnonymousName::parse(name).map(|n| n.wrapping_add(self.first_uid))
     }
 
     pub(crate) fn cell_started(&self) {

@@ -107,6 +107,24 @@ async fn a_name_frees_up_when_its_actor_has_stopped(system: ActorSystem) {
     probe.expect_no_message(Duration::from_millis(50)).await;
 }
 
+// S2: whoever hears `Terminated` can reuse the name at once, on any worker: the
+// name is freed before the end is announced.
+#[tapio::test(worker_threads = 2)]
+async fn the_name_is_free_by_the_time_terminated_arrives(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    for round in 0..200_u64 {
+        let session = system
+            .spawn(
+                Behaviors::receive_message(|_: u64| Behaviors::stopped()),
+                "session",
+            )
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        probe.watch(&session);
+        session.tell(round);
+        probe.expect_terminated(&session, SECOND).await;
+    }
+}
+
 // Children: unique among their own siblings, and listed by their parent.
 #[tapio::test]
 async fn children_have_names_of_their_own(system: ActorSystem) {
@@ -139,4 +157,65 @@ async fn children_have_names_of_their_own(system: ActorSystem) {
     );
     // The same name is free under another parent.
     assert!(system.spawn(Behaviors::ignore::<u64>(), "ada").is_ok());
+}
+
+// S2: a parent finds each live child by name, anonymous or not, lists them in spawn
+// order, and a stopped child is no longer found under its name.
+#[tapio::test(start_paused = true)]
+async fn a_parent_finds_its_children_by_name(system: ActorSystem) {
+    let mut report = TestProbe::<Vec<String>>::new(&system);
+    let mut refs = TestProbe::<Vec<ActorRef<u64>>>::new(&system);
+    let to = report.actor_ref().clone();
+    let first_to = refs.actor_ref().clone();
+    let parent = system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<String>| {
+                let named = ctx.spawn(Behaviors::ignore::<u64>(), "named")?;
+                let first = ctx.spawn_anonymous(Behaviors::ignore::<u64>())?;
+                let second = ctx.spawn_anonymous(Behaviors::ignore::<u64>())?;
+                first_to.tell(vec![first.clone()]);
+                let to = to.clone();
+                Ok::<_, SpawnError>(Behaviors::receive(
+                    move |ctx: &mut ActorContext<String>, name: String| {
+                        if name == "stop-first" {
+                            ctx.stop(&first).unwrap();
+                            return Behaviors::same();
+                        }
+                        let found = ctx.child(&name).map(|c| c.path().name().to_owned());
+                        let listed = ctx.children();
+                        let mut line: Vec<String> =
+                            listed.iter().map(|c| c.path().name().to_owned()).collect();
+                        line.push(found.unwrap_or_else(|| "none".to_owned()));
+                        assert_eq!(listed[0], named.erase());
+                        let _ = &second;
+                        to.tell(line);
+                        Behaviors::same()
+                    },
+                ))
+            }),
+            "parent",
+        )
+        .unwrap();
+    parent.tell("named".to_owned());
+    let line = report.expect_message(SECOND).await;
+    let (first, second) = (line[1].clone(), line[2].clone());
+    assert!(first.starts_with('$') && second.starts_with('$') && first != second);
+    assert_eq!(line, ["named", &first, &second, "named"]);
+    parent.tell(second.clone());
+    assert_eq!(report.expect_message(SECOND).await[3], second);
+    for absent in ["nobody", "$", "$zzzzzz", "$a!"] {
+        parent.tell(absent.to_owned());
+        assert_eq!(report.expect_message(SECOND).await[3], "none", "{absent}");
+    }
+    // Its end frees the name before any watcher hears of it.
+    let mut watcher = TestProbe::<u64>::new(&system);
+    parent.tell("stop-first".to_owned());
+    let stopped = refs.expect_message(SECOND).await.remove(0);
+    watcher.watch(&stopped);
+    watcher.expect_terminated(&stopped, SECOND).await;
+    parent.tell(first.clone());
+    assert_eq!(
+        report.expect_message(SECOND).await,
+        ["named", &second, "none"]
+    );
 }

@@ -530,6 +530,11 @@ impl<P: Message> CellState<P> {
         self.ctx.unwatch_all();
         let me = self.ctx.self_ref().erase();
         let core = &self.cell.core;
+        // The name is free before anyone hears of the end: a watcher that spawns a
+        // successor under it on `Terminated` is never refused.
+        if let Parent::Cell(parent) = core.parent() {
+            parent.core().children().remove(&me);
+        }
         for message in core.lane().close() {
             if let SystemMessage::Watch(watcher) = message {
                 let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
@@ -544,7 +549,6 @@ impl<P: Message> CellState<P> {
         }
         match core.parent() {
             Parent::Cell(parent) => {
-                parent.core().children().remove(&me);
                 let message = match escalate {
                     Some(failure) => SystemMessage::ChildFailed {
                         child: me.clone(),

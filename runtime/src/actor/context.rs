@@ -147,7 +147,8 @@ impl<P: Message> ActorContext<P> {
         spawn::spawn_child(&parent, behavior.into_behavior(), ChildName::Given(name))
     }
 
-    /// Spawn a child with a name picked for it (`$a`, `$b`, ...).
+    /// Spawn a child with a name picked for it: `$` and a few letters, unique in the
+    /// system (the name is reserved: users cannot give it).
     ///
     /// # Errors
     ///
@@ -181,8 +182,8 @@ impl<P: Message> ActorContext<P> {
             .self_ref
             .core()
             .children()
-            .get(child.path().name())
-            .is_some_and(|entry| entry.child.same_cell(&child));
+            .by_uid(child.uid())
+            .is_some_and(|listed| listed.same_cell(&child));
         if !is_child {
             return Err(NotAChild {
                 target: child.path().clone(),
@@ -207,11 +208,7 @@ impl<P: Message> ActorContext<P> {
         if let Some(recorder) = self.recorder() {
             return recorder.child(name);
         }
-        self.self_ref
-            .core()
-            .children()
-            .get(name)
-            .map(|entry| entry.child.clone())
+        self.self_ref.core().child(name)
     }
 
     /// Be told, with [`Signal::Terminated`](crate::Signal::Terminated), when `target`

@@ -1,7 +1,7 @@
 //! The untyped, shared part of a cell: identity, system lane, wake-up and children.
 
 use std::borrow::Borrow;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -30,15 +30,22 @@ pub(crate) struct CellCore {
     children: Mutex<Children>,
 }
 
-/// The children of one actor, keyed by name (borrowed from each child's path).
+/// The children of one actor, in spawn order (by uid: uids grow with every spawn),
+/// with an index by name for the ones that were given one. An anonymous child is
+/// found through its uid, which its name encodes; it costs no hashing at all.
 #[derive(Default)]
 pub(crate) struct Children {
     // Boxed: most actors have no children, and an absent box is one word in every
-    // actor's cell where an empty set is six.
-    #[allow(clippy::box_collection)]
-    table: Option<Box<HashSet<ChildEntry>>>,
-    /// Cleared when the actor begins to stop: from then on it takes no new children.
+    // actor's cell.
+    table: Option<Box<ChildTable>>,
+    /// Set when the actor begins to stop: from then on it takes no new children.
     closed: bool,
+}
+
+#[derive(Default)]
+struct ChildTable {
+    by_uid: BTreeMap<u64, ChildEntry>,
+    named: HashSet<NamedChild>,
 }
 
 pub(crate) struct ChildEntry {
@@ -46,23 +53,26 @@ pub(crate) struct ChildEntry {
     pub(crate) abort: AbortHandle,
 }
 
-impl Borrow<str> for ChildEntry {
+/// A named child in the name index, keyed by the name its path holds.
+struct NamedChild(AnyActorRef);
+
+impl Borrow<str> for NamedChild {
     fn borrow(&self) -> &str {
-        self.child.path().name()
+        self.0.path().name()
     }
 }
 
-impl PartialEq for ChildEntry {
+impl PartialEq for NamedChild {
     fn eq(&self, other: &Self) -> bool {
-        self.child.path().name() == other.child.path().name()
+        self.0.path().name() == other.0.path().name()
     }
 }
 
-impl Eq for ChildEntry {}
+impl Eq for NamedChild {}
 
-impl Hash for ChildEntry {
+impl Hash for NamedChild {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.child.path().name().hash(state);
+        self.0.path().name().hash(state);
     }
 }
 
@@ -71,52 +81,61 @@ impl Children {
         self.closed
     }
 
-    pub(crate) fn contains(&self, name: &str) -> bool {
-        self.table.as_ref().is_some_and(|t| t.contains(name))
+    /// Whether a live child is named `name` (anonymous names are unique by
+    /// construction and never asked about).
+    pub(crate) fn has_named(&self, name: &str) -> bool {
+        self.table.as_ref().is_some_and(|t| t.named.contains(name))
     }
 
-    pub(crate) fn insert(&mut self, entry: ChildEntry) {
-        self.table
-            .get_or_insert_with(Default::default)
-            .insert(entry);
+    pub(crate) fn insert(&mut self, entry: ChildEntry, named: bool) {
+        let table = self.table.get_or_insert_with(Default::default);
+        if named {
+            table.named.insert(NamedChild(entry.child.clone()));
+        }
+        table.by_uid.insert(entry.child.uid(), entry);
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.table.as_ref().is_none_or(|t| t.is_empty())
+        self.table.as_ref().is_none_or(|t| t.by_uid.is_empty())
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&ChildEntry> {
-        self.table.as_ref()?.get(name)
+    /// The live child named `name`, given a name's owner.
+    pub(crate) fn named(&self, name: &str) -> Option<&AnyActorRef> {
+        Some(&self.table.as_ref()?.named.get(name)?.0)
     }
 
-    /// Remove `child` if the entry under its name is that very incarnation.
+    /// The live child with `uid`.
+    pub(crate) fn by_uid(&self, uid: u64) -> Option<&AnyActorRef> {
+        Some(&self.table.as_ref()?.by_uid.get(&uid)?.child)
+    }
+
+    /// Remove `child` if it is still listed (the very incarnation, not a later actor
+    /// under the same name).
     pub(crate) fn remove(&mut self, child: &AnyActorRef) -> bool {
         let Some(table) = self.table.as_mut() else {
             return false;
         };
-        let same = table
-            .get(child.path().name())
-            .is_some_and(|entry| entry.child.same_cell(child));
-        if same {
-            table.remove(child.path().name());
-            if table.is_empty() {
-                self.table = None;
-            }
+        if table.by_uid.remove(&child.uid()).is_none() {
+            return false;
         }
-        same
+        let name = child.path().name();
+        if table.named.get(name).is_some_and(|n| n.0.same_cell(child)) {
+            table.named.remove(name);
+        }
+        if table.by_uid.is_empty() {
+            self.table = None;
+        }
+        true
     }
 
-    /// The children, oldest first (uids grow with every spawn): listed, and told to
-    /// stop, in the order they were spawned.
+    /// The children, oldest first: listed, and told to stop, in the order they were
+    /// spawned.
     pub(crate) fn refs(&self) -> Vec<AnyActorRef> {
-        let mut children: Vec<_> = self
-            .table
+        self.table
             .iter()
-            .flat_map(|t| t.iter())
+            .flat_map(|t| t.by_uid.values())
             .map(|e| e.child.clone())
-            .collect();
-        children.sort_by_key(AnyActorRef::uid);
-        children
+            .collect()
     }
 
     /// Take no new children from now on; returns the ones there are, oldest first.
@@ -130,7 +149,7 @@ impl Children {
         self.closed = true;
         self.table
             .take()
-            .map(|t| t.into_iter().collect())
+            .map(|t| t.by_uid.into_values().collect())
             .unwrap_or_default()
     }
 }
@@ -205,6 +224,18 @@ impl CellCore {
     #[inline]
     pub(crate) fn wake(&self) {
         self.waker.wake();
+    }
+
+    /// The live child named `name`, anonymous or not.
+    pub(crate) fn child(&self, name: &str) -> Option<AnyActorRef> {
+        let children = self.children();
+        match self.system().anonymous_uid(name) {
+            Some(uid) => children
+                .by_uid(uid)
+                .filter(|child| child.path().name() == name),
+            None => children.named(name),
+        }
+        .cloned()
     }
 
     pub(crate) fn children(&self) -> MutexGuard<'_, Children> {

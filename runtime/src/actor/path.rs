@@ -262,21 +262,22 @@ pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
 }
 
 /// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ... (base 64, the
-/// lowest digit first, so `n = 64` is `$ab`),
-/// written into a buffer on the stack (no allocation on the spawn path).
+/// lowest digit first, so `n = 64` is `$ab`), written into a buffer on the stack (no
+/// allocation on the spawn path).
 pub(crate) struct AnonymousName {
     bytes: [u8; 12],
     len: usize,
 }
 
+const ANONYMOUS_DIGITS: &[u8; 64] =
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
+
 impl AnonymousName {
     pub(crate) fn new(mut n: u64) -> Self {
-        const DIGITS: &[u8; 64] =
-            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
         let mut bytes = [b'$'; 12];
         let mut len = 1;
         loop {
-            bytes[len] = DIGITS[(n % 64) as usize];
+            bytes[len] = ANONYMOUS_DIGITS[(n % 64) as usize];
             len += 1;
             n /= 64;
             if n == 0 {
@@ -286,8 +287,24 @@ impl AnonymousName {
         Self { bytes, len }
     }
 
+    /// The `n` that `name` was made from, if it is an anonymous name exactly as
+    /// [`AnonymousName::new`] writes it.
+    pub(crate) fn parse(name: &str) -> Option<u64> {
+        let digits = name.strip_prefix('$')?;
+        if digits.is_empty() || digits.len() > 11 {
+            return None;
+        }
+        let mut n: u64 = 0;
+        for byte in digits.bytes().rev() {
+            let digit = ANONYMOUS_DIGITS.iter().position(|&d| d == byte)?;
+            n = n.checked_mul(64)?.checked_add(digit as u64)?;
+        }
+        // `$ba` and `$b` would read as the same number: only the form `new` writes counts.
+        (Self::new(n).as_str() == name).then_some(n)
+    }
+
     pub(crate) fn as_str(&self) -> &str {
-        // Only ASCII digits from `DIGITS` and `$` were written.
+        // Only ASCII digits from `ANONYMOUS_DIGITS` and `$` were written.
         std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("$")
     }
 }
@@ -348,5 +365,27 @@ mod tests {
             .collect();
         assert_eq!(names.len(), 10_001);
         assert!(names.iter().all(|n| n.starts_with('$')));
+    }
+
+    #[test]
+    fn anonymous_names_read_back_as_their_number_and_nothing_else_does() {
+        for n in [0, 1, 63, 64, 4095, 4096, 123_456_789, u64::MAX] {
+            assert_eq!(
+                AnonymousName::parse(AnonymousName::new(n).as_str()),
+                Some(n)
+            );
+        }
+        for name in [
+            "",
+            "$",
+            "a",
+            "$ba",
+            "$a!",
+            "$~~~~~~~~~~~~",
+            "$aaaaaaaaaaaa",
+            "worker",
+        ] {
+            assert_eq!(AnonymousName::parse(name), None, "{name:?}");
+        }
     }
 }

@@ -8,7 +8,7 @@ use tracing::Instrument;
 
 use crate::actor::core::ChildEntry;
 use crate::actor::{
-    ActorRef, AnonymousName, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
+    ActorRef, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
 };
 use crate::behavior::Behavior;
 use crate::error::SpawnError;
@@ -34,20 +34,21 @@ pub(crate) fn spawn_child<Q: Message>(
 ) -> Result<ActorRef<Q>, SpawnError> {
     let parent_core = parent.core();
     let system = parent_core.system();
+    let uid = system.next_uid();
     let anonymous;
-    let name = match name {
+    let (name, named) = match name {
         ChildName::Given(name) => {
             validate_name(name)?;
-            name
+            (name, true)
         }
         ChildName::Anonymous => {
-            anonymous = AnonymousName::new(system.next_anonymous());
-            anonymous.as_str()
+            anonymous = system.anonymous_name(uid);
+            (anonymous.as_str(), false)
         }
     };
     let core = CellCore::new(
         parent_core.path().child(name),
-        system.next_uid(),
+        uid,
         system.clone(),
         Parent::Cell(parent.clone()),
     );
@@ -66,17 +67,15 @@ pub(crate) fn spawn_child<Q: Message>(
             },
         });
     }
-    if children.contains(name) {
+    if named && children.has_named(name) {
         return Err(SpawnError::NameTaken {
             name: name.to_owned(),
             parent: parent_core.path().clone(),
         });
     }
     let abort = launch.spawn(runtime);
-    children.insert(ChildEntry {
-        child: AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>),
-        abort,
-    });
+    let child = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
+    children.insert(ChildEntry { child, abort }, named);
     Ok(ActorRef::local(cell))
 }
 
