@@ -45,6 +45,15 @@ pub enum SpawnError {
         /// The name of the system.
         system: String,
     },
+    /// The tokio runtime the system was built in has shut down, so no task can run.
+    #[error(
+        "the tokio runtime of actor system {system:?} has shut down: spawn actors while \
+         the runtime runs, and terminate the system before the runtime ends"
+    )]
+    RuntimeShutDown {
+        /// The name of the system.
+        system: String,
+    },
     /// The parent is stopping, and takes no new children.
     #[error("{parent} is stopping and takes no new children")]
     ParentStopping {

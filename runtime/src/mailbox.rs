@@ -62,6 +62,8 @@ const PENDING: u8 = 1;
 pub(crate) const IN_HANDLER: u8 = 2;
 /// Set once the actor has begun to stop: it takes no more user messages.
 pub(crate) const STOPPING: u8 = 4;
+/// Set when the task was dropped before it ever ran: its runtime had shut down.
+pub(crate) const NEVER_RAN: u8 = 8;
 
 #[derive(Debug, Default)]
 struct SystemQueue {
@@ -193,8 +195,8 @@ enum LaneState<P> {
     Answer(AnswerSlot<P>),
 }
 
-/// Where the answer to an ask goes. Counted by the system while it exists, so a test
-/// can see an ask left waiting.
+/// Where the answer to an ask goes. Counted by the system until it is answered (or
+/// every ref to it is gone), so a test can see an ask left waiting.
 pub(crate) struct AnswerSlot<P> {
     sender: Mutex<Option<oneshot::Sender<P>>>,
     system: Arc<SystemShared>,
@@ -215,19 +217,26 @@ impl<P> AnswerSlot<P> {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .take();
-        match sender {
-            Some(sender) => match sender.send(answer) {
-                Ok(()) => Sent::Queued,
-                Err(answer) => Sent::Unwanted(answer, DeadLetterReason::AskEnded),
-            },
-            None => Sent::Unwanted(answer, DeadLetterReason::AlreadyAnswered),
+        let Some(sender) = sender else {
+            return Sent::Unwanted(answer, DeadLetterReason::AlreadyAnswered);
+        };
+        self.system.promise_settled();
+        match sender.send(answer) {
+            Ok(()) => Sent::Queued,
+            Err(answer) => Sent::Unwanted(answer, DeadLetterReason::AskEnded),
         }
     }
 }
 
 impl<P> Drop for AnswerSlot<P> {
     fn drop(&mut self) {
-        self.system.promise_dropped();
+        let unanswered = self
+            .sender
+            .get_mut()
+            .map_or_else(|poison| poison.into_inner().is_some(), |s| s.is_some());
+        if unanswered {
+            self.system.promise_settled();
+        }
     }
 }
 

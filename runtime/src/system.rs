@@ -297,8 +297,9 @@ impl ActorSystem {
     /// # Errors
     ///
     /// [`SpawnError::InvalidName`] and [`SpawnError::NameTaken`] for the name,
-    /// [`SpawnError::SystemTerminated`] once the system is terminating. Nothing is
-    /// spawned when an error is returned.
+    /// [`SpawnError::SystemTerminated`] once the system is terminating,
+    /// [`SpawnError::RuntimeShutDown`] once its tokio runtime has shut down. Nothing
+    /// is spawned when an error is returned.
     pub fn spawn<P, B>(&self, behavior: B, name: &str) -> Result<ActorRef<P>, SpawnError>
     where
         P: Message,
@@ -489,7 +490,8 @@ impl SystemShared {
         self.live_promises.fetch_add(1, Ordering::AcqRel);
     }
 
-    pub(crate) fn promise_dropped(&self) {
+    /// A promise was answered, or went away unanswered: it no longer counts as pending.
+    pub(crate) fn promise_settled(&self) {
         self.live_promises.fetch_sub(1, Ordering::AcqRel);
     }
 
@@ -654,7 +656,13 @@ fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
     let entries = root.core().children().drain();
     for entry in entries {
         cancel_tree(&entry.child, cancelled);
-        entry.abort.abort();
+        match &entry.abort {
+            Some(abort) => abort.abort(),
+            // Listed, its task not spawned yet: it stops as soon as it runs.
+            None => {
+                let _ = entry.child.send_system(SystemMessage::Stop);
+            }
+        }
         cancelled.push(Cancelled {
             path: entry.child.path().clone(),
             in_handler: entry.child.core().is_in_handler(),

@@ -310,3 +310,35 @@ async fn a_kept_reply_ref_is_reported_as_a_pending_ask() {
     let report = LeakReport::after_terminating(&system).await;
     assert_eq!(report.pending_asks, 0, "{report}");
 }
+
+// A promise that has been answered is settled, even while a ref to it is still held:
+// the leak report counts only asks still waiting for their answer.
+#[tokio::test(start_paused = true)]
+async fn an_answered_promise_is_not_pending_while_its_ref_is_kept() {
+    let system = ActorSystem::new("keeper").unwrap();
+    let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<ActorRef<Shelf>>();
+    let keeper = system
+        .spawn(
+            Behaviors::receive_message(move |lookup: Lookup| {
+                lookup.reply_to.tell(Shelf {
+                    title: lookup.title.clone(),
+                    shelf: 7,
+                });
+                let _ = keep.send(lookup.reply_to);
+            }),
+            "keeper",
+        )
+        .unwrap();
+    let answer = keeper
+        .ask_with(|reply_to| Lookup {
+            title: "Dune".into(),
+            reply_to,
+        })
+        .await
+        .unwrap();
+    assert_eq!(answer.shelf, 7);
+    let still_held = kept.recv().await.unwrap();
+    let report = LeakReport::after_terminating(&system).await;
+    assert_eq!(report.pending_asks, 0, "{report}");
+    drop(still_held);
+}

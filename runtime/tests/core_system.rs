@@ -224,3 +224,35 @@ async fn spawning_is_refused_once_termination_has_begun() {
     terminating.await.unwrap();
     observer.terminate().await;
 }
+
+// A system whose tokio runtime has shut down (the program's `main` returned, a test's
+// runtime was dropped) answers a spawn at once instead of hanging: the actor's task is
+// dropped on the spot and its end is told like any other.
+#[test]
+fn spawning_after_the_runtime_has_shut_down_returns_at_once() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let system = runtime
+        .block_on(async { ActorSystem::new("orphaned") })
+        .unwrap();
+    let kept = system.clone();
+    runtime.shutdown_background();
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let spawned = kept.spawn(Behaviors::ignore::<u64>(), "late");
+        let _ = done.send(spawned.map(|actor| actor.path().to_string()));
+    });
+    let answer = outcome
+        .recv_timeout(Duration::from_secs(10))
+        .expect("spawn returned instead of hanging");
+    let error = answer.expect_err("no task can run on a runtime that has shut down");
+    assert_eq!(
+        error,
+        SpawnError::RuntimeShutDown {
+            system: "orphaned".to_owned()
+        }
+    );
+    assert!(error.to_string().contains("has shut down"), "{error}");
+    assert_eq!(system.live_actors(), 0);
+}

@@ -29,7 +29,7 @@ use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, Kind};
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::mailbox::{Envelope, SystemMessage};
+use crate::mailbox::{Envelope, NEVER_RAN, SystemMessage};
 use crate::message::Message;
 use crate::signal::{DeathPact, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
@@ -45,12 +45,13 @@ pub(crate) fn run<P: Message>(
         cell,
         running: Running::Unstarted(behavior),
         receiver: None,
-        phase: Phase::Running,
+        phase: Phase::Spawned,
         rare: None,
     };
     // An `async` block rather than an `async fn` taking the state: the block uses the
     // state where it was captured, where an `async fn` would also keep a moved copy.
     async move {
+        state.phase = Phase::Running;
         if let Some(failure) = state.start_unstarted() {
             Box::pin(state.fail(failure)).await;
         }
@@ -110,6 +111,8 @@ enum Taken<P> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    /// The task has not run yet.
+    Spawned,
     Running,
     /// Children are stopping, then a backoff runs, then the actor starts again.
     Restarting,
@@ -248,7 +251,7 @@ impl<P: Message> CellState<P> {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
         match self.phase {
-            Phase::Running => {
+            Phase::Spawned | Phase::Running => {
                 if self.receiver.is_none() {
                     self.receiver = self.cell.user.take_receiver();
                 }
@@ -531,9 +534,10 @@ impl<P: Message> CellState<P> {
         let me = self.ctx.self_ref().erase();
         let core = &self.cell.core;
         // The name is free before anyone hears of the end: a watcher that spawns a
-        // successor under it on `Terminated` is never refused.
+        // successor under it on `Terminated` is never refused. The actor stays listed
+        // until its watchers have been told, so its parent cannot end before them.
         if let Parent::Cell(parent) = core.parent() {
-            parent.core().children().remove(&me);
+            parent.core().children().release_name(&me);
         }
         for message in core.lane().close() {
             if let SystemMessage::Watch(watcher) = message {
@@ -549,6 +553,7 @@ impl<P: Message> CellState<P> {
         }
         match core.parent() {
             Parent::Cell(parent) => {
+                parent.core().children().remove(&me);
                 let message = match escalate {
                     Some(failure) => SystemMessage::ChildFailed {
                         child: me.clone(),
@@ -565,6 +570,11 @@ impl<P: Message> CellState<P> {
 
 impl<P: Message> Drop for CellState<P> {
     fn drop(&mut self) {
+        if self.phase == Phase::Spawned {
+            // Dropped before it ever ran: its runtime has shut down. The spawn that
+            // is still under way sees this and reports it.
+            self.cell.core.lane().set_flag(NEVER_RAN, true);
+        }
         if self.phase != Phase::Finished {
             // Cancelled at the shutdown deadline, dropped with its runtime, or ended
             // by a panic outside every handler: nothing stays queued where nobody

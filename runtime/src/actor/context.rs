@@ -147,8 +147,9 @@ impl<P: Message> ActorContext<P> {
         spawn::spawn_child(&parent, behavior.into_behavior(), ChildName::Given(name))
     }
 
-    /// Spawn a child with a name picked for it: `$` and a few letters, unique in the
-    /// system (the name is reserved: users cannot give it).
+    /// Spawn a child with a name picked for it: `$` followed by letters, digits, `+`
+    /// or `~`, never reused in the system (a `BehaviorTestKit` picks `$a`, `$b`, ...).
+    /// Names starting with `$` are reserved: users cannot give them.
     ///
     /// # Errors
     ///

@@ -50,7 +50,8 @@ struct ChildTable {
 
 pub(crate) struct ChildEntry {
     pub(crate) child: AnyActorRef,
-    pub(crate) abort: AbortHandle,
+    /// `None` for the moment between listing the child and spawning its task.
+    pub(crate) abort: Option<AbortHandle>,
 }
 
 /// A named child in the name index, keyed by the name its path holds.
@@ -99,6 +100,14 @@ impl Children {
         self.table.as_ref().is_none_or(|t| t.by_uid.is_empty())
     }
 
+    /// Keep the handle that cancels the task of the child with `uid`, if it is still
+    /// listed.
+    pub(crate) fn set_abort(&mut self, uid: u64, abort: AbortHandle) {
+        if let Some(entry) = self.table.as_mut().and_then(|t| t.by_uid.get_mut(&uid)) {
+            entry.abort = Some(abort);
+        }
+    }
+
     /// The live child named `name`, given a name's owner.
     pub(crate) fn named(&self, name: &str) -> Option<&AnyActorRef> {
         Some(&self.table.as_ref()?.named.get(name)?.0)
@@ -107,6 +116,17 @@ impl Children {
     /// The live child with `uid`.
     pub(crate) fn by_uid(&self, uid: u64) -> Option<&AnyActorRef> {
         Some(&self.table.as_ref()?.by_uid.get(&uid)?.child)
+    }
+
+    /// Free `child`'s name for a successor, if the name is still its own; it stays
+    /// listed until [`remove`](Self::remove).
+    pub(crate) fn release_name(&mut self, child: &AnyActorRef) {
+        if let Some(table) = self.table.as_mut() {
+            let name = child.path().name();
+            if table.named.get(name).is_some_and(|n| n.0.same_cell(child)) {
+                table.named.remove(name);
+            }
+        }
     }
 
     /// Remove `child` if it is still listed (the very incarnation, not a later actor

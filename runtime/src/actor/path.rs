@@ -261,9 +261,10 @@ pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
     }
 }
 
-/// The name `spawn_anonymous` gives its `n`th actor: `$a`, `$b`, ... (base 64, the
-/// lowest digit first, so `n = 64` is `$ab`), written into a buffer on the stack (no
-/// allocation on the spawn path).
+/// An anonymous name: `$` and the number `n` in base 64 (`$a`, `$b`, ..., the lowest
+/// digit first, so `n = 64` is `$ab`), written into a buffer on the stack (no
+/// allocation on the spawn path). A system numbers its actors' uids from its first
+/// one; a `BehaviorTestKit` counts its own children.
 pub(crate) struct AnonymousName {
     bytes: [u8; 12],
     len: usize,

@@ -12,7 +12,7 @@ use crate::actor::{
 };
 use crate::behavior::Behavior;
 use crate::error::SpawnError;
-use crate::mailbox::UserLane;
+use crate::mailbox::{NEVER_RAN, UserLane};
 use crate::message::Message;
 
 /// The name a child is spawned under.
@@ -24,9 +24,11 @@ pub(crate) enum ChildName<'a> {
 /// Spawn `behavior` as a child of `parent`.
 ///
 /// The cell, its span and its task's future are made first; then, under the parent's
-/// child-table lock, the name is checked and taken and the task spawned, in one step,
-/// so that a parent that has begun to stop cannot gain a child. No user code runs
-/// under that lock.
+/// child-table lock, the name is checked and the child listed, in one step, so that a
+/// parent that has begun to stop cannot gain a child. The task is spawned after the
+/// lock is released: a runtime that has shut down drops the task's future inside
+/// `spawn`, and that drop tells the parent, which takes the same lock. No user code
+/// runs under that lock.
 pub(crate) fn spawn_child<Q: Message>(
     parent: &AnyActorRef,
     behavior: Behavior<Q>,
@@ -56,26 +58,35 @@ pub(crate) fn spawn_child<Q: Message>(
     let runtime = system.runtime().ok_or_else(|| SpawnError::NoRuntime {
         system: system.name().to_owned(),
     })?;
-    let mut children = parent_core.children();
-    if children.is_closed() {
-        return Err(match parent_core.parent() {
-            Parent::System => SpawnError::SystemTerminated {
-                system: system.name().to_owned(),
-            },
-            Parent::Cell(_) => SpawnError::ParentStopping {
+    {
+        let mut children = parent_core.children();
+        if children.is_closed() {
+            return Err(match parent_core.parent() {
+                Parent::System => SpawnError::SystemTerminated {
+                    system: system.name().to_owned(),
+                },
+                Parent::Cell(_) => SpawnError::ParentStopping {
+                    parent: parent_core.path().clone(),
+                },
+            });
+        }
+        if named && children.has_named(name) {
+            return Err(SpawnError::NameTaken {
+                name: name.to_owned(),
                 parent: parent_core.path().clone(),
-            },
-        });
-    }
-    if named && children.has_named(name) {
-        return Err(SpawnError::NameTaken {
-            name: name.to_owned(),
-            parent: parent_core.path().clone(),
-        });
+            });
+        }
+        let child = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
+        children.insert(ChildEntry { child, abort: None }, named);
     }
     let abort = launch.spawn(runtime);
-    let child = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
-    children.insert(ChildEntry { child, abort }, named);
+    if cell.core.lane().has_flag(NEVER_RAN) {
+        // Its end has already taken it off the parent's table.
+        return Err(SpawnError::RuntimeShutDown {
+            system: system.name().to_owned(),
+        });
+    }
+    parent_core.children().set_abort(uid, abort);
     Ok(ActorRef::local(cell))
 }
 
