@@ -8,8 +8,9 @@
 
 use tapio_examples::support::{self, ExampleError};
 
-/// Run every example in turn.
-#[tokio::main]
+/// Run every example in turn, on the single-threaded runtime each example's own
+/// `main` uses, so every section reads exactly as that example prints it.
+#[tokio::main(flavor = "current_thread")]
 pub async fn main() -> Result<(), ExampleError> {
     support::init_logging();
     for (name, run) in tapio_examples::EXAMPLES {

@@ -204,6 +204,23 @@ fn rate_limiter_throttles_the_burst_and_refills() {
     );
 }
 
+// The tour leaves no example out: every `[[example]]` target but the tour itself.
+#[test]
+fn the_tour_knows_every_example() {
+    let manifest = include_str!("../Cargo.toml");
+    let targets: Vec<&str> = manifest
+        .split("[[example]]")
+        .skip(1)
+        .filter_map(|section| {
+            let line = section.lines().find(|l| l.starts_with("name = "))?;
+            Some(line.trim_start_matches("name = ").trim_matches('"'))
+        })
+        .filter(|name| *name != "tour")
+        .collect();
+    let toured: Vec<&str> = tapio_examples::EXAMPLES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(toured, targets);
+}
+
 #[test]
 fn the_tour_runs_every_example_in_turn() {
     let printed = printed_by("tour");
