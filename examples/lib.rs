@@ -54,7 +54,9 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("counter_without_macros", || {
         Box::pin(counter_without_macros::run())
     }),
-    ("supervision_backoff", || Box::pin(supervision_backoff::run())),
+    ("supervision_backoff", || {
+        Box::pin(supervision_backoff::run())
+    }),
     ("death_watch", || Box::pin(death_watch::run())),
     ("escalation", || Box::pin(escalation::run())),
     ("graceful_shutdown", || Box::pin(graceful_shutdown::run())),

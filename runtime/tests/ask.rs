@@ -281,11 +281,12 @@ async fn a_second_answer_is_a_dead_letter(system: ActorSystem) {
 #[tokio::test(start_paused = true)]
 async fn a_kept_reply_ref_is_reported_as_a_pending_ask() {
     let system = ActorSystem::new("hoarder").unwrap();
-    let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<ActorRef<Shelf>>();
+    let mut kept = TestProbe::<ActorRef<Shelf>>::new(&system);
+    let keep = kept.actor_ref().clone();
     let hoarder = system
         .spawn(
             Behaviors::receive_message(move |lookup: Lookup| {
-                let _ = keep.send(lookup.reply_to);
+                keep.tell(lookup.reply_to);
             }),
             "hoarder",
         )
@@ -298,7 +299,7 @@ async fn a_kept_reply_ref_is_reported_as_a_pending_ask() {
         .timeout(ms(10))
         .await;
     assert!(matches!(outcome, Err(AskError::Timeout { .. })));
-    let hoarded = kept.recv().await.unwrap();
+    let hoarded = kept.expect_message(SECOND).await;
     let report = LeakReport::after_terminating(&system).await;
     assert_eq!(report.pending_asks, 1, "{report}");
     assert!(
@@ -316,7 +317,8 @@ async fn a_kept_reply_ref_is_reported_as_a_pending_ask() {
 #[tokio::test(start_paused = true)]
 async fn an_answered_promise_is_not_pending_while_its_ref_is_kept() {
     let system = ActorSystem::new("keeper").unwrap();
-    let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<ActorRef<Shelf>>();
+    let mut kept = TestProbe::<ActorRef<Shelf>>::new(&system);
+    let keep = kept.actor_ref().clone();
     let keeper = system
         .spawn(
             Behaviors::receive_message(move |lookup: Lookup| {
@@ -324,7 +326,7 @@ async fn an_answered_promise_is_not_pending_while_its_ref_is_kept() {
                     title: lookup.title.clone(),
                     shelf: 7,
                 });
-                let _ = keep.send(lookup.reply_to);
+                keep.tell(lookup.reply_to);
             }),
             "keeper",
         )
@@ -337,7 +339,7 @@ async fn an_answered_promise_is_not_pending_while_its_ref_is_kept() {
         .await
         .unwrap();
     assert_eq!(answer.shelf, 7);
-    let still_held = kept.recv().await.unwrap();
+    let still_held = kept.expect_message(SECOND).await;
     let report = LeakReport::after_terminating(&system).await;
     assert_eq!(report.pending_asks, 0, "{report}");
     drop(still_held);

@@ -250,8 +250,9 @@ async fn a_restart_keeps_identity_and_rebuilds_setup_children(system: ActorSyste
         "the handler's child came back: {after}"
     );
     // The watcher heard nothing of the restart, and hears the final stop once.
-    watcher.expect_no_message(SECOND).await;
+    watcher.expect_no_termination(SECOND).await;
     system.terminate().await;
+    watcher.expect_terminated(&actor, SECOND).await;
 }
 
 // A setup that panics during a restart is a failure of that incarnation, under the

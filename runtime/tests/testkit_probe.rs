@@ -167,3 +167,96 @@ fn a_probe_whose_system_terminated_fails_its_expectation() {
             probe.expect_message(Duration::from_secs(3600)).await;
         });
 }
+
+// An expectation already waiting when the system terminates fails then, not at its
+// bound: the failure reports the wait so far (half a second), not the hour.
+#[test]
+#[should_panic(expected = "but the probe stopped after 500ms: its actor system terminated")]
+fn a_waiting_expectation_fails_when_its_system_terminates() {
+    TestConfig::new("probe_waiting_at_termination")
+        .start_paused(true)
+        .run(|system: ActorSystem| async move {
+            let mut probe = TestProbe::<Note>::new(&system);
+            let terminating = system.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                terminating.terminate().await;
+            });
+            probe.expect_message(Duration::from_secs(3600)).await;
+        });
+}
+
+// Silence from a probe that can no longer receive anything proves nothing: it fails.
+#[test]
+#[should_panic(expected = "expected no message for 1s, but the probe stopped")]
+fn expect_no_message_fails_once_the_system_has_terminated() {
+    TestConfig::new("silent_dead_probe")
+        .start_paused(true)
+        .run(|system: ActorSystem| async move {
+            let mut probe = TestProbe::<Note>::new(&system);
+            system.terminate().await;
+            probe.expect_no_message(SECOND).await;
+        });
+}
+
+#[test]
+#[should_panic(expected = "but the probe stopped after 0ns: its actor system terminated")]
+fn expect_terminated_fails_once_the_system_has_terminated() {
+    TestConfig::new("dead_probe_watching")
+        .start_paused(true)
+        .run(|system: ActorSystem| async move {
+            let mut probe = TestProbe::<Note>::new(&system);
+            let target = system.spawn(Behaviors::ignore::<Note>(), "target").unwrap();
+            system.terminate().await;
+            // The target stopped too, but the probe was not watching it: there is
+            // nothing to expect, and the probe says why.
+            probe.expect_terminated(&target, SECOND).await;
+        });
+}
+
+// `receive_messages` reports the whole wait when it fails, not the last message's.
+#[tapio::test(start_paused = true)]
+#[should_panic(
+    expected = "expected 2 messages within 1s (got 1 of them), but nothing arrived within 1s"
+)]
+async fn receive_messages_reports_the_whole_wait(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    let late = probe.actor_ref().clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        late.tell(Note(1));
+    });
+    probe.receive_messages(2, SECOND).await;
+}
+
+// Even an absurd cap is capped: no probe waits more than an hour.
+#[tapio::test]
+async fn an_absurd_cap_is_capped_too(system: ActorSystem) {
+    let probe = TestProbe::<Note>::new(&system).with_max_wait(Duration::MAX);
+    assert_eq!(probe.max_wait(), TestProbe::<Note>::LONGEST_MAX_WAIT);
+    assert_eq!(probe.max_wait(), Duration::from_secs(3600));
+}
+
+// S48: no termination for a while: passing in silence, failing on an end.
+#[tapio::test(start_paused = true)]
+async fn expect_no_termination_passes_while_watched_actors_live(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    let alive = system.spawn(Behaviors::ignore::<Note>(), "alive").unwrap();
+    probe.watch(&alive);
+    probe.expect_no_termination(SECOND).await;
+}
+
+#[tapio::test(start_paused = true)]
+#[should_panic(expected = "expected no Terminated for 1s, but Terminated(tapio://")]
+async fn expect_no_termination_fails_on_an_end(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    let once = system
+        .spawn(
+            Behaviors::receive_message(|_: Note| Behaviors::stopped()),
+            "once",
+        )
+        .unwrap();
+    probe.watch(&once);
+    once.tell(Note(0));
+    probe.expect_no_termination(SECOND).await;
+}

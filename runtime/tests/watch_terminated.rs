@@ -189,14 +189,13 @@ async fn an_unhandled_terminated_is_a_death_pact(system: ActorSystem) {
     let target = system.spawn(stops_on_zero(), "target").unwrap();
     let pact = system
         .spawn(
-            Behaviors::supervise(Behaviors::setup({
+            Behaviors::setup({
                 let target = target.clone();
                 move |ctx| {
                     ctx.watch(&target);
                     Behaviors::ignore::<u64>()
                 }
-            }))
-            .on_failure::<tapio::DeathPact>(SupervisorStrategy::stop()),
+            }),
             "pact",
         )
         .unwrap();
@@ -205,9 +204,37 @@ async fn an_unhandled_terminated_is_a_death_pact(system: ActorSystem) {
     probe.watch(&bystander);
     target.tell(0_u64);
     probe.expect_terminated(&pact, SECOND).await;
-    probe.expect_no_message(SECOND).await;
+    probe.expect_no_termination(SECOND).await;
     bystander.tell(0_u64);
     probe.expect_terminated(&bystander, SECOND).await;
+}
+
+// The death pact is a failure of type `DeathPact`, so supervision can match it: here
+// a clause that resumes keeps the watcher alive, where any other type would stop it.
+#[tapio::test(start_paused = true)]
+async fn a_death_pact_is_a_failure_supervision_can_match(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let target = system.spawn(stops_on_zero(), "target").unwrap();
+    let to = probe.actor_ref().clone();
+    let survivor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup({
+                let target = target.clone();
+                move |ctx| {
+                    ctx.watch(&target);
+                    let to = to.clone();
+                    Behaviors::receive_message(move |n: u64| to.tell(n))
+                }
+            }))
+            .on_failure::<tapio::DeathPact>(SupervisorStrategy::resume()),
+            "survivor",
+        )
+        .unwrap();
+    probe.watch(&survivor);
+    target.tell(0_u64);
+    probe.expect_no_termination(SECOND).await;
+    survivor.tell(7_u64);
+    assert_eq!(probe.expect_message(SECOND).await, 7);
 }
 
 // Watching is not parenthood: the watcher's own end leaves the watched actor alone.

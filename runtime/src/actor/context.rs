@@ -216,6 +216,10 @@ impl<P: Message> ActorContext<P> {
     /// stops: exactly once, and also if it had stopped before this call. Watching
     /// twice is watching once. Watching is not parenthood: the target's failures
     /// stay with its own supervisor.
+    ///
+    /// A watcher whose signal handler leaves `Terminated` unhandled fails with
+    /// [`DeathPact`](crate::DeathPact), as in Akka: by default that stops it, and a
+    /// supervision clause `on_failure::<DeathPact>(...)` can decide otherwise.
     pub fn watch<Q: Message>(&mut self, target: &ActorRef<Q>) {
         self.watch_any(target.erase());
     }

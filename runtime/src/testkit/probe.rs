@@ -20,8 +20,10 @@ use crate::system::ActorSystem;
 ///
 /// Every expectation waits at most its bound, itself capped at
 /// [`TestProbe::max_wait`] (30 s unless [`with_max_wait`](Self::with_max_wait) says
-/// otherwise), so no expectation can hang a test. A bound of zero looks once, without
-/// waiting. A failed expectation panics with what was expected, what arrived instead
+/// otherwise, and never more than an hour), so no expectation can hang a test. A
+/// bound of zero looks once, without waiting. Once the probe's system has terminated,
+/// every expectation fails at once, including one already waiting, and
+/// `expect_no_message`: a probe that can receive nothing proves nothing. A failed expectation panics with what was expected, what arrived instead
 /// (or that nothing did), and after how long. Under tokio's paused clock
 /// (`start_paused`), waiting out a bound takes no real time.
 ///
@@ -62,6 +64,9 @@ impl<M: Message> TestProbe<M> {
     /// The cap on every expectation's bound, unless changed with `with_max_wait`.
     pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(30);
 
+    /// The highest cap `with_max_wait` accepts: an hour.
+    pub const LONGEST_MAX_WAIT: Duration = Duration::from_secs(3600);
+
     /// A probe on `system`.
     ///
     /// # Panics
@@ -101,9 +106,11 @@ impl<M: Message> TestProbe<M> {
         })
     }
 
-    /// Cap every expectation's bound at `max_wait` instead of 30 s.
+    /// Cap every expectation's bound at `max_wait` instead of 30 s; a cap above
+    /// [`LONGEST_MAX_WAIT`](Self::LONGEST_MAX_WAIT) is taken as that, so that even an
+    /// absurd bound still ends.
     pub fn with_max_wait(mut self, max_wait: Duration) -> Self {
-        self.max_wait = max_wait;
+        self.max_wait = max_wait.min(Self::LONGEST_MAX_WAIT);
         self
     }
 
@@ -202,18 +209,21 @@ impl<M: Message> TestProbe<M> {
     ///
     /// # Panics
     ///
-    /// If one does (the message says which, and when).
+    /// If one does (the message says which, and when), or if the probe's system
+    /// terminates: then nothing could have arrived, and the silence proves nothing.
     pub async fn expect_no_message(&mut self, within: Duration)
     where
         M: fmt::Debug,
     {
         let started = Instant::now();
-        if let Ok(message) = self.next(within).await {
-            panic!(
+        match self.next(within).await {
+            Ok(message) => panic!(
                 "{}: expected no message for {within:?}, but {message:?} arrived after {:?}",
                 self.actor.path(),
                 started.elapsed()
-            );
+            ),
+            Err(NotReceived::Timeout(_)) => {}
+            Err(stopped) => self.fail(&format!("no message for {within:?}"), stopped),
         }
     }
 
@@ -223,18 +233,20 @@ impl<M: Message> TestProbe<M> {
     ///
     /// If fewer arrive in time; the message says how many did.
     pub async fn receive_messages(&mut self, n: usize, within: Duration) -> Vec<M> {
-        let deadline = Instant::now() + self.bound(within);
+        let started = Instant::now();
+        let bound = self.bound(within);
         let mut received = Vec::with_capacity(n);
         while received.len() < n {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = bound.saturating_sub(started.elapsed());
             match self.next(left).await {
                 Ok(message) => received.push(message),
+                // The failure reports the whole wait, not the last message's.
                 Err(got) => self.fail(
                     &format!(
                         "{n} messages within {within:?} (got {} of them)",
                         received.len()
                     ),
-                    got,
+                    got.after(started.elapsed()),
                 ),
             }
         }
@@ -250,6 +262,21 @@ impl<M: Message> TestProbe<M> {
             .send_system(SystemMessage::WatchFor(target.erase()));
     }
 
+    /// The next end of a watched actor, if one comes within `within`.
+    async fn next_termination(&mut self, within: Duration) -> Result<AnyActorRef, NotReceived> {
+        let started = Instant::now();
+        let bound = self.bound(within);
+        match self.terminations.try_recv() {
+            Ok(actor) => Ok(actor),
+            Err(_) if bound.is_zero() => Err(NotReceived::Timeout(Duration::ZERO)),
+            Err(_) => match tokio::time::timeout(bound, self.terminations.recv()).await {
+                Ok(Some(actor)) => Ok(actor),
+                Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
+                Err(_) => Err(NotReceived::Timeout(started.elapsed())),
+            },
+        }
+    }
+
     /// Expect that `target`, watched with [`watch`](Self::watch), stops within
     /// `within`.
     ///
@@ -258,17 +285,8 @@ impl<M: Message> TestProbe<M> {
     /// If it does not stop in time, or another watched actor's end comes first.
     pub async fn expect_terminated<Q: Message>(&mut self, target: &ActorRef<Q>, within: Duration) {
         let started = Instant::now();
-        let bound = self.bound(within);
         let expected = format!("Terminated({target}) within {within:?}");
-        let got = match self.terminations.try_recv() {
-            Ok(actor) => Ok(actor),
-            Err(_) if bound.is_zero() => Err(NotReceived::Timeout(Duration::ZERO)),
-            Err(_) => match tokio::time::timeout(bound, self.terminations.recv()).await {
-                Ok(Some(actor)) => Ok(actor),
-                Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
-                Err(_) => Err(NotReceived::Timeout(started.elapsed())),
-            },
-        };
+        let got = self.next_termination(within).await;
         match got {
             Ok(actor) if actor == *target => {}
             Ok(other) => panic!(
@@ -279,11 +297,40 @@ impl<M: Message> TestProbe<M> {
             Err(got) => self.fail(&expected, got),
         }
     }
+    /// Wait `within` and check that no watched actor's end arrives: for example
+    /// that a restart is not an end.
+    ///
+    /// # Panics
+    ///
+    /// If one does (the message says which, and when), or if the probe's system
+    /// terminates.
+    pub async fn expect_no_termination(&mut self, within: Duration) {
+        let started = Instant::now();
+        match self.next_termination(within).await {
+            Ok(actor) => panic!(
+                "{}: expected no Terminated for {within:?}, but Terminated({actor}) arrived after {:?}",
+                self.actor.path(),
+                started.elapsed()
+            ),
+            Err(NotReceived::Timeout(_)) => {}
+            Err(stopped) => self.fail(&format!("no Terminated for {within:?}"), stopped),
+        }
+    }
 }
 
 enum NotReceived {
     Timeout(Duration),
     Stopped(Duration),
+}
+
+impl NotReceived {
+    /// The same outcome, reported after `waited` in all.
+    fn after(self, waited: Duration) -> Self {
+        match self {
+            Self::Timeout(_) => Self::Timeout(waited),
+            Self::Stopped(_) => Self::Stopped(waited),
+        }
+    }
 }
 
 impl<M: Message> fmt::Debug for TestProbe<M> {
