@@ -348,10 +348,10 @@ impl<P: Message> TimerTable<P> {
                 delay: every,
             }),
             Target::Cell { cell, system } => {
-                // A handle kept past its actor's stop starts nothing.
-                let alive = cell
-                    .upgrade()
-                    .is_some_and(|cell| !cell.core.lane().is_closed());
+                // A handle kept past the moment its actor began to stop starts
+                // nothing: the stop sets the flag before it cancels the table, under
+                // this same lock, so no timer slips in after the cancel.
+                let alive = cell.upgrade().is_some_and(|cell| !cell.core.is_stopping());
                 let Some(runtime) = system.runtime().filter(|_| alive) else {
                     return replaced;
                 };

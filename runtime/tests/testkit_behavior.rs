@@ -105,6 +105,33 @@ fn children_are_visible_to_the_behavior_and_to_the_test() {
     names.expect_message(vec!["a".to_string(), "b".to_string()]);
 }
 
+#[message]
+pub struct Dismiss;
+
+// S48: stopping a child is recorded, the child leaves the list, and stopping it again
+// is the typed error a running system gives.
+#[test]
+fn stopping_a_child_is_recorded() {
+    let behavior = Behaviors::setup(|ctx: &mut ActorContext<Dismiss>| {
+        let ada: ActorRef<u64> = ctx.spawn(worker(), "ada")?;
+        Ok::<_, tapio::SpawnError>(Behaviors::receive(move |ctx, _: Dismiss| {
+            ctx.stop(&ada).map_err(tapio::Failure::new)?;
+            Ok::<_, tapio::Failure>(Behaviors::same())
+        }))
+    });
+    let mut kit = BehaviorTestKit::new(behavior);
+    kit.expect_effect(Effect::Spawned { name: "ada".into() });
+    assert_eq!(kit.run(Dismiss), Ok(Outcome::Same));
+    kit.expect_effect(Effect::Stopped { name: "ada".into() });
+    let again = kit
+        .run(Dismiss)
+        .err()
+        .map(|f| f.to_string())
+        .unwrap_or_default();
+    assert!(again.contains("/user/testkit/ada"), "{again}");
+    assert!(kit.effects().is_empty());
+}
+
 // S48: watches and unwatches.
 #[test]
 fn watches_and_unwatches_are_recorded() {

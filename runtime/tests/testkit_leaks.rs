@@ -99,3 +99,49 @@ async fn a_clean_report_says_so() {
         "the actor system \"clean\" left nothing behind"
     );
 }
+
+// A reply ref kept beyond the system (here deliberately leaked) is an ask still
+// waiting: the attribute fails the test and says so.
+#[tapio::test(start_paused = true)]
+#[should_panic(
+    expected = "- 1 ask promise(s) still waiting for an answer after termination (a reply ref kept alive)"
+)]
+async fn an_ask_left_waiting_fails_the_test(system: ActorSystem) {
+    let mut inbox = TestProbe::<ActorRef<u64>>::new(&system);
+    let asked = inbox
+        .actor_ref()
+        .ask_with(|reply_to: ActorRef<u64>| reply_to)
+        .timeout(Duration::from_millis(10));
+    let (outcome, reply_to) = tokio::join!(asked, inbox.expect_message(Duration::from_secs(1)));
+    assert!(outcome.is_err(), "nobody answered");
+    Box::leak(Box::new(reply_to));
+}
+
+// A handler that blocks its worker thread cannot be cancelled at the deadline: its
+// task is still running when the report is made, and the test fails naming it. The
+// blocking call is the point of the test: it stands for a synchronous call that
+// should have gone to `spawn_blocking`, and it outlasts the report's one-second wait.
+#[tapio::test(worker_threads = 2, shutdown_timeout_ms = 50)]
+#[should_panic(expected = "- 1 actor task(s) still running after termination")]
+async fn a_handler_blocking_its_thread_fails_the_test(system: ActorSystem) {
+    // Told straight from the handler: an actor woken from the blocked thread would
+    // wait in that worker's queue until the block ends.
+    let (entered, blocking) = tokio::sync::oneshot::channel::<()>();
+    let entered = std::sync::Mutex::new(Some(entered));
+    let blocker = system
+        .spawn(
+            Behaviors::receive_message(move |_: u64| {
+                if let Some(entered) = entered.lock().unwrap().take() {
+                    let _ = entered.send(());
+                }
+                std::thread::sleep(Duration::from_millis(2500));
+            }),
+            "blocker",
+        )
+        .unwrap();
+    blocker.tell(1_u64);
+    tokio::time::timeout(Duration::from_secs(5), blocking)
+        .await
+        .unwrap()
+        .unwrap();
+}

@@ -326,6 +326,35 @@ async fn a_stop_cancels_every_timer() {
     assert!(report.is_clean(), "{report}");
 }
 
+// S25: timers belong to the cell: a scheduler handle kept past its actor's stop
+// starts nothing, so nothing is left running for the leak report to find.
+#[tokio::test(start_paused = true)]
+async fn a_kept_handle_starts_nothing_once_its_actor_has_stopped() {
+    let system = ActorSystem::new("kept_timers").unwrap();
+    let mut handles = TestProbe::<Vec<TimerScheduler<u64>>>::new(&system);
+    let to = handles.actor_ref().clone();
+    let actor = system
+        .spawn(
+            Behaviors::setup(move |ctx| {
+                to.tell(vec![ctx.timers()]);
+                Behaviors::receive_message(|_: u64| Behaviors::stopped())
+            }),
+            "short-lived",
+        )
+        .unwrap();
+    let kept = handles.expect_message(SECOND).await.remove(0);
+    handles.watch(&actor);
+    actor.tell(0_u64);
+    handles.expect_terminated(&actor, SECOND).await;
+    kept.start_single_timer("late", 1_u64, SECOND);
+    kept.start_fixed_rate("late-rate", 2_u64, ms(10)).unwrap();
+    assert!(!kept.is_active("late"));
+    assert!(!kept.is_active("late-rate"));
+    let report = LeakReport::after_terminating(&system).await;
+    assert_eq!(report.pending_timers, 0, "{report}");
+    drop(kept);
+}
+
 // Bad input: a repeating timer with a zero interval is refused with a typed error.
 #[tapio::test(start_paused = true)]
 async fn a_zero_interval_is_refused(system: ActorSystem) {

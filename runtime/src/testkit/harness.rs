@@ -265,3 +265,49 @@ impl fmt::Display for LeakReport {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every kind of leak makes the report unclean and is named in its text, timers
+    // included (a running actor's timers are cancelled with it, so no test of the
+    // public API can leave one behind on purpose).
+    #[test]
+    fn every_kind_of_leak_is_named() {
+        let clean = LeakReport {
+            system: "s".to_owned(),
+            ..LeakReport::default()
+        };
+        assert!(clean.is_clean());
+        let leaks = [
+            (
+                LeakReport {
+                    pending_timers: 2,
+                    ..clean.clone()
+                },
+                "- 2 timer(s) still running after termination",
+            ),
+            (
+                LeakReport {
+                    pending_asks: 1,
+                    ..clean.clone()
+                },
+                "- 1 ask promise(s) still waiting",
+            ),
+            (
+                LeakReport {
+                    running_tasks: 3,
+                    ..clean.clone()
+                },
+                "- 3 actor task(s) still running",
+            ),
+        ];
+        for (report, line) in leaks {
+            assert!(!report.is_clean());
+            let text = report.to_string();
+            assert!(text.starts_with("the actor system \"s\" leaked:"), "{text}");
+            assert!(text.contains(line), "{text}");
+        }
+    }
+}
