@@ -116,12 +116,13 @@ impl<P: Message> Supervise<P> {
         self
     }
 
-    /// The strategy for `failure`, if a clause matches it.
-    pub(crate) fn strategy_for(&self, failure: &Failure) -> Option<&SupervisorStrategy> {
+    /// The first clause that matches `failure`: its index and its strategy.
+    fn clause_for(&self, failure: &Failure) -> Option<(usize, &SupervisorStrategy)> {
         self.clauses
             .iter()
-            .find(|clause| (clause.matches)(failure))
-            .map(|clause| &clause.strategy)
+            .enumerate()
+            .find(|(_, clause)| (clause.matches)(failure))
+            .map(|(index, clause)| (index, &clause.strategy))
     }
 }
 
@@ -216,7 +217,11 @@ impl From<Restart> for SupervisorStrategy {
 /// before each.
 ///
 /// When a failure would be restart number `max_restarts + 1` within `window`, the
-/// actor is stopped instead: a fault that keeps coming back is not transient.
+/// actor is stopped instead: a fault that keeps coming back is not transient. Each
+/// `on_failure` clause counts the restarts it decided, in its own window. If the
+/// restarted incarnation cannot start (its setup fails or panics), the clause that
+/// ordered the restart decides that failure too, whatever its type: it counts against
+/// the same limit and waits out the same backoff, so a broken setup never spins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restart {
     max_restarts: u32,
@@ -243,14 +248,10 @@ impl Restart {
         window: Duration,
     ) -> Result<Self, InvalidStrategy> {
         if max_restarts == 0 {
-            return Err(InvalidStrategy(
-                "max_restarts is 0, which never restarts: use SupervisorStrategy::stop() for that, or allow at least one restart".into(),
-            ));
+            return Err(InvalidStrategy::NoRestarts);
         }
         if window.is_zero() {
-            return Err(InvalidStrategy(
-                "the restart window is zero, so no limit could ever apply: give a window such as Duration::from_secs(1)".into(),
-            ));
+            return Err(InvalidStrategy::ZeroWindow);
         }
         self.max_restarts = max_restarts;
         self.window = window;
@@ -319,6 +320,13 @@ pub struct Backoff {
 }
 
 impl Backoff {
+    /// The shortest delay of [`Backoff::default`].
+    pub const DEFAULT_MIN: Duration = Duration::from_millis(100);
+    /// The longest delay of [`Backoff::default`].
+    pub const DEFAULT_MAX: Duration = Duration::from_secs(10);
+    /// The random factor of [`Backoff::default`].
+    pub const DEFAULT_RANDOM_FACTOR: f64 = 0.2;
+
     /// A backoff from `min` up to `max`, with up to `random_factor` (0.0 to 1.0) of
     /// extra random delay.
     ///
@@ -328,19 +336,13 @@ impl Backoff {
     /// a number from 0.0 to 1.0.
     pub fn new(min: Duration, max: Duration, random_factor: f64) -> Result<Self, InvalidStrategy> {
         if min.is_zero() {
-            return Err(InvalidStrategy(
-                "min_backoff is zero, which is no backoff at all: give it a duration, or leave the backoff out".into(),
-            ));
+            return Err(InvalidStrategy::ZeroMinBackoff);
         }
         if min > max {
-            return Err(InvalidStrategy(format!(
-                "min_backoff ({min:?}) is greater than max_backoff ({max:?}): swap them"
-            )));
+            return Err(InvalidStrategy::MinAboveMax { min, max });
         }
         if !(0.0..=1.0).contains(&random_factor) {
-            return Err(InvalidStrategy(format!(
-                "random_factor is {random_factor}: it must be a number from 0.0 (no jitter) to 1.0 (up to double the delay)"
-            )));
+            return Err(InvalidStrategy::RandomFactorOutOfRange { random_factor });
         }
         Ok(Self {
             min,
@@ -382,14 +384,74 @@ impl Backoff {
     }
 }
 
-/// A supervision setting that cannot work, refused when it is built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid supervisor strategy: {0}")]
-pub struct InvalidStrategy(String);
+/// 100 ms, doubling up to 10 s, with up to a fifth more of random delay: a fault that
+/// clears in a moment costs a moment, and one that lasts is retried every ten seconds
+/// or so, not all at once.
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            min: Self::DEFAULT_MIN,
+            max: Self::DEFAULT_MAX,
+            random_factor: Self::DEFAULT_RANDOM_FACTOR,
+        }
+    }
+}
 
-/// One `supervise` wrapper met while starting the actor, with its restart history.
+/// A supervision setting that cannot work, refused when it is built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidStrategy {
+    /// `max_restarts` of zero: a restart strategy that never restarts.
+    #[error(
+        "invalid supervisor strategy: max_restarts is 0, which never restarts: use \
+         SupervisorStrategy::stop() for that, or allow at least one restart"
+    )]
+    NoRestarts,
+    /// A restart window of zero: no limit could ever apply.
+    #[error(
+        "invalid supervisor strategy: the restart window is zero, so no limit could ever \
+         apply: give a window such as Duration::from_secs(1)"
+    )]
+    ZeroWindow,
+    /// A backoff whose shortest delay is zero.
+    #[error(
+        "invalid supervisor strategy: min_backoff is zero, which is no backoff at all: give \
+         it a duration, or leave the backoff out"
+    )]
+    ZeroMinBackoff,
+    /// A backoff whose shortest delay is longer than its longest.
+    #[error(
+        "invalid supervisor strategy: min_backoff ({min:?}) is greater than max_backoff \
+         ({max:?}): swap them"
+    )]
+    MinAboveMax {
+        /// The shortest delay given.
+        min: Duration,
+        /// The longest delay given.
+        max: Duration,
+    },
+    /// A random factor that is not a number from 0.0 to 1.0.
+    #[error(
+        "invalid supervisor strategy: random_factor is {random_factor}: it must be a number \
+         from 0.0 (no jitter) to 1.0 (up to double the delay)"
+    )]
+    RandomFactorOutOfRange {
+        /// The factor given.
+        random_factor: f64,
+    },
+}
+
+/// One `supervise` wrapper met while starting the actor, with the restart history of
+/// each of its clauses: a clause's limit counts only the restarts it decided, in its
+/// own window.
 pub(crate) struct Level<P: Message> {
     pub(crate) spec: Arc<Supervise<P>>,
+    histories: Vec<History>,
+}
+
+/// The restarts one clause decided.
+#[derive(Default)]
+struct History {
     /// When each restart within the window was decided.
     restarts: VecDeque<Instant>,
     /// Restarts in a row, the exponent of the backoff.
@@ -404,9 +466,11 @@ pub(crate) struct Level<P: Message> {
 pub(crate) enum Decision {
     Resume,
     /// Restart from the behavior supervised at this level, after this delay,
-    /// stopping the children first unless the strategy keeps them.
+    /// stopping the children first unless the strategy keeps them. `clause` is the
+    /// clause that decided, which also decides a failure of the restart itself.
     Restart {
         level: usize,
+        clause: usize,
         delay: Option<Duration>,
         stop_children: bool,
     },
@@ -418,11 +482,59 @@ pub(crate) enum Decision {
 
 impl<P: Message> Level<P> {
     pub(crate) fn new(spec: Arc<Supervise<P>>) -> Self {
-        Self {
-            spec,
-            restarts: VecDeque::new(),
-            in_a_row: 0,
-            healthy_from: None,
+        let histories = spec.clauses.iter().map(|_| History::default()).collect();
+        Self { spec, histories }
+    }
+
+    /// Carry out `strategy`, the strategy of clause `clause` of this level.
+    fn apply(&mut self, index: usize, clause: usize, strategy: &SupervisorStrategy) -> Decision {
+        match strategy {
+            SupervisorStrategy::Resume => Decision::Resume,
+            SupervisorStrategy::Stop => Decision::Stop { exhausted: false },
+            SupervisorStrategy::Escalate => Decision::Escalate,
+            SupervisorStrategy::Restart(restart) => {
+                let Some(history) = self.histories.get_mut(clause) else {
+                    return Decision::Stop { exhausted: false };
+                };
+                history.restart(restart, index, clause)
+            }
+        }
+    }
+}
+
+impl History {
+    /// Count a restart against `restart`'s limit, or stop if it is used up.
+    fn restart(&mut self, restart: &Restart, level: usize, clause: usize) -> Decision {
+        let now = Instant::now();
+        while self
+            .restarts
+            .front()
+            .is_some_and(|at| now.duration_since(*at) >= restart.window)
+        {
+            self.restarts.pop_front();
+        }
+        let used = u32::try_from(self.restarts.len()).unwrap_or(u32::MAX);
+        if used >= restart.max_restarts {
+            return Decision::Stop { exhausted: true };
+        }
+        self.restarts.push_back(now);
+        if self.healthy_from.is_some_and(|healthy| now >= healthy) {
+            self.in_a_row = 0;
+        }
+        let delay = restart
+            .backoff
+            .as_ref()
+            .map(|backoff| backoff.delay(self.in_a_row, jitter()));
+        self.in_a_row = self.in_a_row.saturating_add(1);
+        self.healthy_from = restart.backoff.as_ref().map(|backoff| {
+            let started = now + delay.unwrap_or_default();
+            started.checked_add(backoff.max).unwrap_or(started)
+        });
+        Decision::Restart {
+            level,
+            clause,
+            delay,
+            stop_children: restart.stop_children,
         }
     }
 }
@@ -430,48 +542,30 @@ impl<P: Message> Level<P> {
 /// Decide on `failure` with the supervision levels of an actor, innermost first.
 pub(crate) fn decide<P: Message>(levels: &mut [Level<P>], failure: &Failure) -> Decision {
     for (index, level) in levels.iter_mut().enumerate().rev() {
-        let Some(strategy) = level.spec.strategy_for(failure) else {
-            continue;
-        };
-        return match strategy {
-            SupervisorStrategy::Resume => Decision::Resume,
-            SupervisorStrategy::Stop => Decision::Stop { exhausted: false },
-            SupervisorStrategy::Escalate => Decision::Escalate,
-            SupervisorStrategy::Restart(restart) => {
-                let now = Instant::now();
-                while level
-                    .restarts
-                    .front()
-                    .is_some_and(|at| now.duration_since(*at) >= restart.window)
-                {
-                    level.restarts.pop_front();
-                }
-                let used = u32::try_from(level.restarts.len()).unwrap_or(u32::MAX);
-                if used >= restart.max_restarts {
-                    return Decision::Stop { exhausted: true };
-                }
-                level.restarts.push_back(now);
-                if level.healthy_from.is_some_and(|healthy| now >= healthy) {
-                    level.in_a_row = 0;
-                }
-                let delay = restart
-                    .backoff
-                    .as_ref()
-                    .map(|backoff| backoff.delay(level.in_a_row, jitter()));
-                level.in_a_row = level.in_a_row.saturating_add(1);
-                level.healthy_from = restart.backoff.as_ref().map(|backoff| {
-                    let started = now + delay.unwrap_or_default();
-                    started.checked_add(backoff.max).unwrap_or(started)
-                });
-                Decision::Restart {
-                    level: index,
-                    delay,
-                    stop_children: restart.stop_children,
-                }
-            }
-        };
+        let spec = level.spec.clone();
+        if let Some((clause, strategy)) = spec.clause_for(failure) {
+            return level.apply(index, clause, strategy);
+        }
     }
     Decision::Stop { exhausted: false }
+}
+
+/// Decide on a failure of the restart that clause `clause` of level `level` ordered
+/// (the restarted setup failed, or panicked): the same clause decides, whatever the
+/// error, so the failure counts against its limit and waits out its backoff.
+pub(crate) fn decide_failed_restart<P: Message>(
+    levels: &mut [Level<P>],
+    level: usize,
+    clause: usize,
+) -> Decision {
+    let Some(at) = levels.get_mut(level) else {
+        return Decision::Stop { exhausted: false };
+    };
+    let spec = at.spec.clone();
+    match spec.clauses.get(clause) {
+        Some(decider) => at.apply(level, clause, &decider.strategy),
+        None => Decision::Stop { exhausted: false },
+    }
 }
 
 /// A number in `0.0..1.0`, different on every call; good enough to spread retries.
@@ -512,6 +606,22 @@ mod tests {
         assert!(Backoff::new(ms(10), ms(20), -0.1).is_err());
         assert!(Backoff::new(ms(10), ms(20), 1.5).is_err());
         assert!(Backoff::new(ms(10), ms(20), f64::NAN).is_err());
+        assert_eq!(
+            Backoff::new(ms(10), ms(20), 2.0),
+            Err(InvalidStrategy::RandomFactorOutOfRange { random_factor: 2.0 })
+        );
+        assert_eq!(
+            SupervisorStrategy::restart().with_limit(0, ms(10)),
+            Err(InvalidStrategy::NoRestarts)
+        );
+        assert_eq!(
+            SupervisorStrategy::restart().with_limit(1, ms(0)),
+            Err(InvalidStrategy::ZeroWindow)
+        );
+        assert_eq!(
+            Backoff::new(ms(0), ms(10), 0.0),
+            Err(InvalidStrategy::ZeroMinBackoff)
+        );
         assert!(SupervisorStrategy::restart().with_limit(0, ms(10)).is_err());
         assert!(SupervisorStrategy::restart().with_limit(3, ms(0)).is_err());
         let message = Backoff::new(ms(20), ms(10), 0.0)
@@ -523,6 +633,21 @@ mod tests {
                 "invalid supervisor strategy: min_backoff (20ms) is greater than max_backoff (10ms): swap them"
             )
         );
+    }
+
+    #[test]
+    fn the_default_backoff_is_documented_and_valid() {
+        let default = Backoff::default();
+        assert_eq!(
+            Backoff::new(
+                Backoff::DEFAULT_MIN,
+                Backoff::DEFAULT_MAX,
+                Backoff::DEFAULT_RANDOM_FACTOR
+            ),
+            Ok(default.clone())
+        );
+        assert_eq!(default.delay(0, 0.0), ms(100));
+        assert_eq!(default.delay(20, 1.0), Duration::from_secs(10));
     }
 
     #[test]

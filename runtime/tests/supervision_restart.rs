@@ -270,13 +270,9 @@ async fn a_setup_failing_on_restart_counts_against_the_same_strategy(system: Act
         }
         Behaviors::receive_message(|_: u64| Err::<(), _>(Refused))
     }))
+    // Only `Refused` has a clause: the panics of the restarted setups are decided by
+    // it all the same, because it ordered those restarts.
     .on_failure::<Refused>(
-        SupervisorStrategy::restart()
-            .with_limit(3, Duration::from_secs(60))
-            .unwrap()
-            .with_backoff(Backoff::new(ms(100), SECOND, 0.0).unwrap()),
-    )
-    .on_failure::<Panicked>(
         SupervisorStrategy::restart()
             .with_limit(3, Duration::from_secs(60))
             .unwrap()
@@ -292,10 +288,47 @@ async fn a_setup_failing_on_restart_counts_against_the_same_strategy(system: Act
     probe
         .expect_terminated(&actor, Duration::from_secs(10))
         .await;
-    // Backoffs of 100, 200 and 400 ms were waited (the window's restart count is
-    // shared by the clauses of one `supervise`): the panicking setups did not spin.
+    // Backoffs of 100, 200 and 400 ms were waited, and the third restart used up the
+    // limit: the panicking setups did not spin.
     assert_eq!(started.elapsed(), ms(700));
     assert_eq!(attempts.load(Ordering::SeqCst), 4);
+}
+
+// S12: each clause counts its own restarts in its own window: a clause with a short
+// window restarting in between does not reset the count of one with a long window.
+#[tapio::test(start_paused = true)]
+async fn each_clause_keeps_its_own_restart_limit(system: ActorSystem) {
+    let mut probe = TestProbe::<&'static str>::new(&system);
+    let to = probe.actor_ref().clone();
+    let behavior = Behaviors::supervise(Behaviors::setup(move |_| {
+        to.tell("started");
+        Behaviors::receive_message(|n: u64| {
+            if n == 0 {
+                Err::<(), _>(Refused)
+            } else {
+                panic!("odd input {n}")
+            }
+        })
+    }))
+    .on_failure::<Refused>(
+        SupervisorStrategy::restart()
+            .with_limit(2, Duration::from_secs(60))
+            .unwrap(),
+    )
+    .on_failure::<Panicked>(SupervisorStrategy::restart().with_limit(5, SECOND).unwrap());
+    let actor = system.spawn(behavior, "two-clocks").unwrap();
+    probe.watch(&actor);
+    assert_eq!(probe.expect_message(SECOND).await, "started");
+    for input in [0_u64, 0, 1] {
+        tokio::time::advance(Duration::from_secs(2)).await;
+        actor.tell(input);
+        assert_eq!(probe.expect_message(SECOND).await, "started");
+    }
+    // A third `Refused` within its minute: that clause's limit of two is used up,
+    // although the panic clause restarted (and forgot its own, older restarts) since.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    actor.tell(0_u64);
+    probe.expect_terminated(&actor, SECOND).await;
 }
 
 // A failure while the system terminates restarts nothing and does not hold the

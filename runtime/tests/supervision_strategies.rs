@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use tapio::InvalidStrategy;
 use tapio::prelude::*;
 use tapio::testkit::TestProbe;
 
@@ -239,7 +240,13 @@ fn impossible_strategies_are_refused_at_construction() {
             .with_limit(3, Duration::ZERO)
             .is_err()
     );
-    assert!(Backoff::new(ms(200), ms(100), 0.1).is_err());
+    assert_eq!(
+        Backoff::new(ms(200), ms(100), 0.1),
+        Err(InvalidStrategy::MinAboveMax {
+            min: ms(200),
+            max: ms(100)
+        })
+    );
     assert!(Backoff::new(Duration::ZERO, ms(100), 0.1).is_err());
     assert!(Backoff::new(ms(10), ms(100), 1.01).is_err());
     assert!(Backoff::new(ms(10), ms(100), -0.5).is_err());

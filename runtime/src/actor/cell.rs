@@ -138,8 +138,10 @@ struct Rare<P: Message> {
     /// How many levels the last start or restart left: a switch to another behavior
     /// replaces the levels beyond these instead of adding to them.
     base_levels: usize,
-    /// While restarting: the supervision level to restart from.
+    /// While restarting: the supervision level to restart from, and the clause that
+    /// decided it.
     restart_level: usize,
+    restart_clause: usize,
     /// While restarting: whether to wait for the children to stop first.
     restart_stops_children: bool,
     /// While restarting with a backoff: when it ends.
@@ -158,6 +160,7 @@ impl<P: Message> Rare<P> {
             levels: Vec::new(),
             base_levels: 0,
             restart_level: 0,
+            restart_clause: 0,
             restart_stops_children: true,
             backoff: None,
             escalate: None,
@@ -389,6 +392,11 @@ impl<P: Message> CellState<P> {
             Some(rare) => supervision::decide(&mut rare.levels, &failure),
             None => Decision::Stop { exhausted: false },
         };
+        self.carry_out(decision, failure).await;
+    }
+
+    /// Carry out a supervision decision on `failure`, for a running actor.
+    async fn carry_out(&mut self, decision: Decision, failure: Failure) {
         let decision = match decision {
             // A system on its way down restarts nothing.
             Decision::Restart { .. } if self.cell.core.system().is_terminating() => {
@@ -418,10 +426,12 @@ impl<P: Message> CellState<P> {
             }
             Decision::Restart {
                 level,
+                clause,
                 delay,
                 stop_children,
             } => {
                 tracing::warn!(error = %failure, backoff = ?delay, "handler failed; restarting");
+                self.rare().restart_clause = clause;
                 self.begin_restart(level, delay, stop_children).await;
             }
         }
@@ -463,10 +473,14 @@ impl<P: Message> CellState<P> {
             self.begin_stop(None);
             return;
         };
+        let clause = rare.restart_clause;
         let started = self.start(inner, level + 1);
         self.settle_levels();
         if let Err(failure) = started {
-            self.fail(failure).await;
+            // The restart itself failed: the clause that ordered it decides again.
+            let rare = self.rare();
+            let decision = supervision::decide_failed_restart(&mut rare.levels, level, clause);
+            self.carry_out(decision, failure).await;
         }
     }
 
