@@ -1,7 +1,8 @@
 //! A failure the actor that hit it cannot fix, handed to the one that can.
 //!
-//! Concepts: `SupervisorStrategy::escalate()`, a whole subtree rebuilt by its
-//! supervisor, and what happens when an escalation runs out of supervisors.
+//! Concepts: `SupervisorStrategy::escalate()`, `Signal::ChildFailed`, a whole subtree
+//! rebuilt by its supervisor, and what happens when an escalation runs out of
+//! supervisors.
 //!
 //! A worker that cannot parse its input has no way to repair the pipeline it is part
 //! of. Its parent, which built the pipeline, does. Escalating says exactly that: stop
@@ -10,8 +11,10 @@
 //! that broke.
 //!
 //! Escalation is ordinary message flow, not a panic thrown across a task: the child
-//! stops and a `ChildFailed` goes to the parent's system lane, so it can be ordered,
-//! observed and tested like anything else. An actor outside the restarted subtree is
+//! stops and a `ChildFailed` goes to the parent's system lane, ahead of its queued
+//! messages, so it can be ordered, observed (the parent's signal handler sees
+//! `Signal::ChildFailed` before its supervision decides) and tested like anything
+//! else. An actor outside the restarted subtree is
 //! untouched: a child failing never cancels its siblings. And an escalation that
 //! reaches a guardian has run out of actors willing to take responsibility, so the
 //! system terminates and `when_terminated` returns the original error, with the path

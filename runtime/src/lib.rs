@@ -104,7 +104,7 @@ pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyTo};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
-pub use crate::signal::{DeathPact, Signal, Terminated};
+pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
 pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
 pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::actor::AnyActorRef;
+use crate::failure::Failure;
 
 /// A lifecycle signal, handed to a behavior's signal handler.
 ///
@@ -22,6 +23,13 @@ pub enum Signal {
     PostStop,
     /// An actor this one watches has stopped.
     Terminated(Terminated),
+    /// A child escalated its failure to this actor and has stopped. The signal is
+    /// for seeing it (log it, count it, tell someone); the decision is not the
+    /// handler's: whatever it answers, this actor then fails with the child's error,
+    /// under its own supervision (a `resume` clause for that error type absorbs the
+    /// escalation; `restart` rebuilds the subtree). A handler that itself fails makes
+    /// its own failure the one decided on.
+    ChildFailed(ChildFailed),
 }
 
 impl fmt::Debug for Signal {
@@ -30,6 +38,7 @@ impl fmt::Debug for Signal {
             Self::PreRestart => f.write_str("PreRestart"),
             Self::PostStop => f.write_str("PostStop"),
             Self::Terminated(terminated) => fmt::Debug::fmt(terminated, f),
+            Self::ChildFailed(failed) => fmt::Debug::fmt(failed, f),
         }
     }
 }
@@ -56,6 +65,37 @@ impl Terminated {
 impl fmt::Debug for Terminated {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Terminated({})", self.actor)
+    }
+}
+
+/// A child escalated its failure: the signal [`Signal::ChildFailed`] carries.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ChildFailed {
+    child: AnyActorRef,
+    failure: Failure,
+}
+
+impl ChildFailed {
+    /// The signal for `child`'s escalated `failure`; for handing to a
+    /// `BehaviorTestKit`.
+    pub fn new(child: AnyActorRef, failure: Failure) -> Self {
+        Self { child, failure }
+    }
+
+    /// The child that failed (it has stopped).
+    pub fn child(&self) -> &AnyActorRef {
+        &self.child
+    }
+
+    /// Its failure, with the paths it climbed so far (this actor's included).
+    pub fn failure(&self) -> &Failure {
+        &self.failure
+    }
+}
+
+impl fmt::Debug for ChildFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChildFailed({}: {})", self.child, self.failure)
     }
 }
 

@@ -48,6 +48,8 @@
 //! - [`SupervisorStrategy::stop`]: stop the actor, as if no strategy matched.
 //! - [`SupervisorStrategy::escalate`]: stop the actor and hand the failure to its
 //!   parent, which takes its own decision as if it had failed with the same error.
+//!   The parent's signal handler sees [`Signal::ChildFailed`](crate::Signal::ChildFailed)
+//!   first, on its system lane, ahead of the messages it has queued.
 //!   A failure escalated to a guardian terminates the system, and
 //!   [`ActorSystem::when_terminated`](crate::ActorSystem::when_terminated) returns it
 //!   with every path it climbed.

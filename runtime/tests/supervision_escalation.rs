@@ -247,3 +247,149 @@ async fn an_escalation_during_shutdown_is_still_reported() {
     assert!(outcome.is_err_and(|failure| failure.is::<Unparseable>()));
     observer.terminate().await;
 }
+
+#[message]
+pub struct Hold(pub tokio::sync::watch::Receiver<bool>);
+
+#[message]
+pub struct Note(pub &'static str);
+
+/// A parent that logs what it handles and every `ChildFailed` it sees.
+struct Desk {
+    log: ActorRef<String>,
+}
+
+#[actor]
+impl Desk {
+    /// Busy until the gate opens.
+    async fn hold(&mut self, Hold(mut gate): Hold) {
+        let _ = gate.wait_for(|open| *open).await;
+        self.log.tell("held".into());
+    }
+
+    fn note(&mut self, Note(note): Note) {
+        self.log.tell(note.into());
+    }
+
+    #[signal]
+    fn on_signal(&mut self, signal: &Signal) {
+        match signal {
+            Signal::ChildFailed(failed) => {
+                let climbed: Vec<String> = failed
+                    .failure()
+                    .climbed()
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect();
+                self.log.tell(format!(
+                    "{} failed: {} ({climbed:?})",
+                    failed.child().path(),
+                    failed.failure()
+                ));
+            }
+            Signal::PreRestart => self.log.tell("PreRestart".into()),
+            _ => {}
+        }
+    }
+}
+
+/// The desk, spawning its worker in setup; `strategy` decides the worker's
+/// escalations.
+fn observing_parent(
+    log: ActorRef<String>,
+    workers: ActorRef<ActorRef<String>>,
+    strategy: SupervisorStrategy,
+) -> Behavior<DeskMsg> {
+    Behaviors::supervise(Behaviors::setup(move |ctx| {
+        let child = ctx.spawn(worker(log.clone()), "worker").unwrap();
+        workers.tell(child);
+        Desk { log: log.clone() }
+    }))
+    .on_failure::<Unparseable>(strategy)
+    .into()
+}
+
+// S16: `ChildFailed` travels on the parent's system lane, ahead of user messages
+// already queued; the parent's handler sees it, and then the parent's own
+// supervision decides (here: restart, which keeps the queued messages for the new
+// incarnation).
+#[tapio::test(start_paused = true)]
+async fn child_failed_overtakes_queued_messages_and_is_seen(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let mut workers = TestProbe::<ActorRef<String>>::new(&system);
+    let parent = system
+        .spawn(
+            observing_parent(
+                log.actor_ref().clone(),
+                workers.actor_ref().clone(),
+                SupervisorStrategy::restart().into(),
+            ),
+            "desk",
+        )
+        .unwrap();
+    assert_eq!(log.expect_message(SECOND).await, "/user/desk/worker ready");
+    let worker = workers.expect_message(SECOND).await;
+    let (open, gate) = tokio::sync::watch::channel(false);
+    parent.tell(Hold(gate));
+    parent.tell(Note("queued first"));
+    parent.tell(Note("queued second"));
+    // While the parent is held in its handler, its worker escalates.
+    worker.tell(String::new());
+    assert_eq!(
+        log.expect_message(SECOND).await,
+        "/user/desk/worker stopped"
+    );
+    open.send_replace(true);
+    // The rebuilt worker logs from its own task, in its own time.
+    let (ready, desk): (Vec<_>, Vec<_>) = log
+        .receive_messages(6, SECOND)
+        .await
+        .into_iter()
+        .partition(|line| line.ends_with("ready"));
+    assert_eq!(ready, ["/user/desk/worker ready"]);
+    assert_eq!(
+        desk,
+        [
+            "held",
+            r#"/user/desk/worker failed: unparseable (["/user/desk/worker", "/user/desk"])"#,
+            "PreRestart",
+            "queued first",
+            "queued second",
+        ]
+    );
+}
+
+// The parent's own decision can absorb an escalation: with `resume` it keeps its
+// state and goes on, and the child that escalated stays stopped.
+#[tapio::test(start_paused = true)]
+async fn a_parent_can_absorb_an_escalation(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let mut workers = TestProbe::<ActorRef<String>>::new(&system);
+    let parent = system
+        .spawn(
+            observing_parent(
+                log.actor_ref().clone(),
+                workers.actor_ref().clone(),
+                SupervisorStrategy::resume(),
+            ),
+            "desk",
+        )
+        .unwrap();
+    assert_eq!(log.expect_message(SECOND).await, "/user/desk/worker ready");
+    let worker = workers.expect_message(SECOND).await;
+    log.watch(&parent);
+    worker.tell(String::new());
+    assert_eq!(
+        log.expect_message(SECOND).await,
+        "/user/desk/worker stopped"
+    );
+    assert!(
+        log.expect_message(SECOND)
+            .await
+            .starts_with("/user/desk/worker failed: unparseable")
+    );
+    parent.tell(Note("still here"));
+    assert_eq!(log.expect_message(SECOND).await, "still here");
+    log.expect_no_termination(SECOND).await;
+    workers.expect_no_message(SECOND).await;
+}

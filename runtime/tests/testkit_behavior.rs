@@ -388,3 +388,26 @@ async fn run_async_awaits_an_async_post_stop() {
     assert_eq!(kit.run_async(1_u64).await, Ok(Outcome::Stopped));
     closed.expect_message("closed");
 }
+
+// As in a running actor, a behavior that sees a child's escalation then fails with
+// it: its supervision, which the kit leaves to a real system, decides.
+#[test]
+fn a_child_failed_signal_is_seen_then_fails_the_behavior() {
+    let mut seen = TestInbox::<String>::new();
+    let to = seen.actor_ref().clone();
+    let mut kit = BehaviorTestKit::new(Behaviors::receive_message(|_: u64| ()).on_signal(
+        move |_, signal| {
+            if let Signal::ChildFailed(failed) = signal {
+                to.tell(failed.failure().to_string());
+            }
+        },
+    ));
+    let child = TestInbox::<u64>::new();
+    let failure = tapio::Failure::new(Broken);
+    let outcome = kit.signal(Signal::ChildFailed(tapio::ChildFailed::new(
+        child.actor_ref().erase(),
+        failure.clone(),
+    )));
+    assert_eq!(outcome, Err(failure));
+    seen.expect_message("broken on purpose".to_string());
+}

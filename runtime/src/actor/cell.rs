@@ -31,7 +31,7 @@ use crate::events::DeadLetterReason;
 use crate::failure::Failure;
 use crate::mailbox::{Envelope, NEVER_RAN, SystemMessage};
 use crate::message::Message;
-use crate::signal::{DeathPact, Signal, Terminated};
+use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
 
 /// The task of the actor in `cell`, which starts from `behavior` and runs until the
@@ -374,10 +374,21 @@ impl<P: Message> CellState<P> {
                 }
                 tracing::warn!(%child, error = %failure, "a child escalated its failure");
                 let failure = failure.climb(self.cell.core.path());
-                match self.cell.core.parent() {
-                    Parent::System => self.cell.core.system().escalated_to_guardian(failure),
-                    Parent::Cell(_) => self.fail(failure).await,
+                if let Parent::System = self.cell.core.parent() {
+                    self.cell.core.system().escalated_to_guardian(failure);
+                    return;
                 }
+                if self.phase != Phase::Running {
+                    tracing::warn!(error = %failure, "escalation while stopping or restarting; ignored");
+                    return;
+                }
+                // The handler sees the escalation; supervision decides on it.
+                let seen = Signal::ChildFailed(ChildFailed::new(child, failure.clone()));
+                let failure = match self.signal(seen).await {
+                    Err(own) => own,
+                    Ok(_) => failure,
+                };
+                self.fail(failure).await;
             }
         }
     }

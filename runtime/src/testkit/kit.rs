@@ -281,7 +281,10 @@ impl<P: Message> BehaviorTestKit<P> {
     ///
     /// # Errors
     ///
-    /// The failure of the signal handler.
+    /// The failure of the signal handler; a `Terminated` left unhandled, as a
+    /// [`DeathPact`](crate::DeathPact); and for `Signal::ChildFailed`, always the
+    /// child's failure (or the handler's own), which a running actor's supervision
+    /// would decide on.
     ///
     /// # Panics
     ///
@@ -293,10 +296,19 @@ impl<P: Message> BehaviorTestKit<P> {
             Signal::Terminated(end) => Some(end.actor().clone()),
             _ => None,
         };
+        let escalated = match &signal {
+            Signal::ChildFailed(failed) => Some(failed.failure().clone()),
+            _ => None,
+        };
         let outcome = poll_once(
             Box::pin(self.running.signal(&mut self.ctx, signal)),
             "signal handler",
         );
+        // As in a running actor: after seeing a child's escalation, the behavior
+        // fails with it (or with its handler's own failure).
+        if let Some(failure) = escalated {
+            return Err(outcome.err().unwrap_or(failure));
+        }
         match (outcome, watched) {
             // As in a running actor: a `Terminated` left unhandled is a death pact.
             (Ok(next), Some(actor)) if next.is_unhandled() => {
