@@ -45,7 +45,12 @@ impl fmt::Display for ShutdownSignal {
 
 /// Handlers for SIGINT and SIGTERM, installed by
 /// [`ActorSystem::shutdown_on_signals`]. Once installed, those signals no longer end
-/// the process by themselves: they are delivered here.
+/// the process by themselves, for the rest of its life: tokio keeps its handler even
+/// after this value is dropped, and offers no way to put the default one back. A
+/// signal that arrives with nobody waiting in [`wait`](Self::wait) is only recorded.
+/// So keep waiting until the process is to exit, and let `main` return (or call
+/// `std::process::exit`) once the system has terminated; a second Ctrl-C during a
+/// slow shutdown does not force the exit either, the shutdown deadline does.
 pub struct ShutdownSignals {
     system: ActorSystem,
     #[cfg(unix)]

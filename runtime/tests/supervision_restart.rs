@@ -379,3 +379,164 @@ async fn backoff_grows_even_past_the_window(system: ActorSystem) {
     }
     assert_eq!(delays, [ms(200), ms(400), ms(800), SECOND]);
 }
+
+#[message]
+pub struct Late(pub tokio::sync::watch::Receiver<bool>);
+
+/// Fails once its gate opens; logs its restarts and its stop.
+#[derive(Clone)]
+struct LateFailer {
+    log: ActorRef<&'static str>,
+}
+
+#[actor]
+impl LateFailer {
+    async fn late(&mut self, Late(mut gate): Late) -> Result<(), Refused> {
+        self.log.tell("entered");
+        let _ = gate.wait_for(|open| *open).await;
+        Err(Refused)
+    }
+
+    #[signal]
+    fn on_signal(&mut self, signal: &Signal) {
+        match signal {
+            Signal::PreRestart => self.log.tell("restarting"),
+            Signal::PostStop => self.log.tell("stopped"),
+            _ => {}
+        }
+    }
+}
+
+/// Does nothing; says when it has stopped.
+fn canary(log: ActorRef<&'static str>) -> Behavior<u64> {
+    Behaviors::receive_message(|_: u64| ())
+        .on_signal(move |_, signal| {
+            if *signal == Signal::PostStop {
+                log.tell("canary stopped");
+            }
+        })
+        .into()
+}
+
+// Bad input: a failure that happens while the system terminates restarts nothing and
+// does not hold the termination: here the handler fails after `terminate()` has
+// begun, under a restart strategy with an hour's backoff, and termination ends as
+// soon as the actor has stopped, far inside its 30 s deadline.
+#[tokio::test(start_paused = true)]
+async fn a_failure_during_termination_does_not_hold_it() {
+    let system = ActorSystem::builder("failing_late")
+        .shutdown_timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut log = TestProbe::<&'static str>::new(&observer);
+    let hour = Duration::from_secs(3600);
+    let strategy =
+        SupervisorStrategy::restart().with_backoff(Backoff::new(hour, hour, 0.0).unwrap());
+    let failer = system
+        .spawn(
+            Behaviors::supervise(LateFailer {
+                log: log.actor_ref().clone(),
+            })
+            .on_failure::<Refused>(strategy),
+            "failer",
+        )
+        .unwrap();
+    system
+        .spawn(canary(log.actor_ref().clone()), "canary")
+        .unwrap();
+    let (open, gate) = tokio::sync::watch::channel(false);
+    failer.tell(Late(gate));
+    assert_eq!(log.expect_message(SECOND).await, "entered");
+    let began = Instant::now();
+    let terminating = system.clone();
+    let terminated = tokio::spawn(async move {
+        terminating.terminate().await;
+        Instant::now()
+    });
+    // Termination has begun once an idle sibling has stopped.
+    assert_eq!(log.expect_message(SECOND).await, "canary stopped");
+    open.send_replace(true);
+    assert_eq!(log.expect_message(SECOND).await, "stopped");
+    let ended = terminated.await.unwrap();
+    assert!(
+        ended - began < SECOND,
+        "termination took {:?}",
+        ended - began
+    );
+    log.expect_no_message(SECOND).await;
+    observer.terminate().await;
+}
+
+// A `PostStop` handler that panics during termination is logged and ignored: the
+// actor still counts as stopped, its parent still sees its own `PostStop` after it,
+// and termination ends inside its deadline.
+#[tokio::test(start_paused = true)]
+async fn a_panicking_post_stop_does_not_hold_termination() {
+    let system = ActorSystem::builder("panicky_end")
+        .shutdown_timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut log = TestProbe::<&'static str>::new(&observer);
+    let (to_child, to_parent) = (log.actor_ref().clone(), log.actor_ref().clone());
+    system
+        .spawn(
+            Behaviors::setup(move |ctx| {
+                let to_child = to_child.clone();
+                let child = Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
+                    if *signal == Signal::PostStop {
+                        to_child.tell("child panics");
+                        panic!("PostStop cannot close what it holds");
+                    }
+                });
+                ctx.spawn(child, "child")?;
+                let to_parent = to_parent.clone();
+                Ok::<_, tapio::SpawnError>(Behaviors::receive_message(|_: u64| ()).on_signal(
+                    move |_, signal| {
+                        if *signal == Signal::PostStop {
+                            to_parent.tell("parent stopped");
+                        }
+                    },
+                ))
+            }),
+            "parent",
+        )
+        .unwrap();
+    let began = Instant::now();
+    system.terminate().await;
+    assert!(
+        began.elapsed() < SECOND,
+        "termination took {:?}",
+        began.elapsed()
+    );
+    assert_eq!(
+        log.receive_messages(2, SECOND).await,
+        ["child panics", "parent stopped"]
+    );
+    assert_eq!(system.live_actors(), 0);
+    observer.terminate().await;
+}
+
+// S14: the system lane survives a restart too: a watch that arrives while the actor
+// backs off is kept, and honoured when the next incarnation later stops.
+#[tapio::test(start_paused = true)]
+async fn a_watch_sent_during_a_backoff_is_kept(system: ActorSystem) {
+    let mut probe = TestProbe::<Report>::new(&system);
+    let strategy =
+        SupervisorStrategy::restart().with_backoff(Backoff::new(SECOND, SECOND, 0.0).unwrap());
+    let actor = system
+        .spawn(flaky(probe.actor_ref().clone(), strategy), "watched-late")
+        .unwrap();
+    started(&mut probe).await;
+    actor.tell(0_u64);
+    let failed_at = failed(&mut probe).await;
+    // Backing off now: the watch queues on the system lane.
+    let mut watcher = TestProbe::<u64>::new(&system);
+    watcher.watch(&actor);
+    let (incarnation, started_at) = started(&mut probe).await;
+    assert_eq!((incarnation, started_at - failed_at), (2, SECOND));
+    watcher.expect_no_termination(SECOND).await;
+    system.terminate().await;
+    watcher.expect_terminated(&actor, SECOND).await;
+}

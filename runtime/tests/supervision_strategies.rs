@@ -78,6 +78,44 @@ async fn total(of: &ActorRef<AdderMsg>, probe: &mut TestProbe<u32>) -> u32 {
     probe.expect_message(SECOND).await
 }
 
+// S9: a failure never raises into the sender. Here the sender is an actor that
+// forwards a panicking and an erroring message to an unsupervised target (which the
+// first failure stops): the sender fails with nothing, stops with nothing, and goes
+// on handling its own messages.
+#[tapio::test(start_paused = true)]
+async fn a_failure_never_reaches_the_sender(system: ActorSystem) {
+    let (mut log, mut watcher) = (TestProbe::new(&system), TestProbe::<u32>::new(&system));
+    let target = system.spawn(adder(&log), "target").unwrap();
+    assert_eq!(log.expect_message(SECOND).await, "started");
+    let to = log.actor_ref().clone();
+    let failing = target.clone();
+    let sender = system
+        .spawn(
+            Behaviors::receive_message(move |op: Op| {
+                let note = match &op {
+                    Op::Panic => "sent a panic",
+                    Op::Break => "sent a break",
+                    _ => "sent",
+                };
+                failing.tell(op);
+                to.tell(note.to_owned());
+            }),
+            "sender",
+        )
+        .unwrap();
+    watcher.watch(&target);
+    watcher.watch(&sender);
+    sender.tell(Op::Panic);
+    sender.tell(Op::Break);
+    sender.tell(Op::Add(1));
+    assert_eq!(
+        log.receive_messages(3, SECOND).await,
+        ["sent a panic", "sent a break", "sent"]
+    );
+    watcher.expect_terminated(&target, SECOND).await;
+    watcher.expect_no_termination(SECOND).await;
+}
+
 // S9, S11: resume keeps the state and drops only the failing message; the sender of
 // the failing message saw nothing (its `tell` returned `()`).
 #[tapio::test(start_paused = true)]
