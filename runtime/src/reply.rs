@@ -125,13 +125,37 @@ impl<P: Message, R: Message, O: IntoReply<R>> Finish<P, O> for ReplyTo<R> {
     }
 }
 
-/// Finish one message: `slot` says whether `output` is an answer or a next behavior.
+/// Finish one message of type `M`: `slot` says whether `output` is an answer or a
+/// next behavior. A handler that answers `unhandled` has consumed its message, so
+/// the message's type is noted here for the dead letter the cell publishes.
 #[doc(hidden)]
 #[inline(always)]
-pub fn finish<P, S, O>(slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>
+pub fn finish<M, P, S, O>(slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>
 where
     P: Message,
     S: Finish<P, O>,
 {
-    slot.finish(ctx, output)
+    let next = slot.finish(ctx, output);
+    if let Ok(behavior) = &next
+        && behavior.is_unhandled()
+    {
+        note_unhandled(std::any::type_name::<M>());
+    }
+    next
+}
+
+thread_local! {
+    /// The type of the message a handler just left unhandled, from [`finish`] to the
+    /// cell (or test kit) applying the answer, in the same poll on the same thread.
+    static UNHANDLED: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+fn note_unhandled(message_type: &'static str) {
+    UNHANDLED.with(|noted| noted.set(Some(message_type)));
+}
+
+/// The type of the message just left unhandled, if its handler said (handlers
+/// written with `#[actor]` do); taking it clears it.
+pub(crate) fn take_unhandled() -> Option<&'static str> {
+    UNHANDLED.with(std::cell::Cell::take)
 }

@@ -47,7 +47,9 @@ async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
 }
 
 // S31: a message that went nowhere is published with the message itself (inside a
-// protocol enum, the message, not the enum), its recipient and the reason.
+// protocol enum, the message, not the enum), its recipient and the reason. A message
+// a handler left unhandled was consumed by that handler: its letter names the
+// message's own type (not the protocol enum's), and carries no value.
 #[tapio::test(start_paused = true)]
 async fn a_dead_letter_names_the_message_the_recipient_and_the_reason(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
@@ -58,6 +60,13 @@ async fn a_dead_letter_names_the_message_the_recipient_and_the_reason(system: Ac
     let unhandled = next_letter(&mut letters).await;
     assert_eq!(unhandled.reason(), &DeadLetterReason::Unhandled);
     assert_eq!(unhandled.recipient().to_string(), "/user/desk");
+    assert_eq!(unhandled.short_message_type(), "Lookup");
+    assert_eq!(unhandled.message_type(), std::any::type_name::<Lookup>());
+    assert!(unhandled.take_message::<Lookup>().is_none());
+    assert_eq!(
+        unhandled.to_string(),
+        "dead letter: Lookup to /user/desk (the recipient did not handle it)"
+    );
 
     probe.watch(&desk);
     desk.tell(Lookup(String::new()));

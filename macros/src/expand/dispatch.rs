@@ -26,8 +26,9 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
     } else {
         quote!(self.#method(message))
     };
+    let message = handler.message;
     let finish = quote_spanned! {output_span(handler.method)=>
-        ::tapio::__private::finish(reply, ctx, output)
+        ::tapio::__private::finish::<#message, _, _, _>(reply, ctx, output)
     };
     if handler.is_async {
         quote! {

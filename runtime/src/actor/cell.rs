@@ -316,8 +316,12 @@ impl<P: Message> CellState<P> {
         match next.kind {
             Kind::Same => None,
             Kind::Unhandled => {
+                // An `#[actor]` handler names the message it consumed; otherwise the
+                // protocol is all there is to name.
+                let message_type =
+                    crate::reply::take_unhandled().unwrap_or(std::any::type_name::<P>());
                 self.cell.core.system().dead_letter_of_type(
-                    std::any::type_name::<P>(),
+                    message_type,
                     self.cell.core.path(),
                     DeadLetterReason::Unhandled,
                 );

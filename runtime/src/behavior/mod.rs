@@ -183,6 +183,11 @@ impl Behaviors {
     /// The message was not for this behavior: it becomes a dead letter with the
     /// reason [`Unhandled`](crate::DeadLetterReason::Unhandled), and the behavior
     /// stays as it is.
+    ///
+    /// The handler has taken the message by value, so the letter carries no value:
+    /// it names the message's type (for an `#[actor]` handler, the message's own
+    /// type, not the protocol enum's) and its recipient. A message that no behavior
+    /// could take at all, such as one sent to [`Behaviors::empty`], keeps its value.
     pub const fn unhandled<P: Message>() -> Behavior<P> {
         Behavior::from_kind(Kind::Unhandled)
     }

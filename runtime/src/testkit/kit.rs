@@ -423,7 +423,11 @@ impl<P: Message> BehaviorTestKit<P> {
         let next = outcome?;
         Ok(match next.kind {
             Kind::Same => Outcome::Same,
-            Kind::Unhandled => Outcome::Unhandled,
+            Kind::Unhandled => {
+                // Nothing is published here; clear what the handler noted.
+                let _ = crate::reply::take_unhandled();
+                Outcome::Unhandled
+            }
             Kind::Stopped => Outcome::Stopped,
             kind => {
                 let behavior = Behavior::from_kind(kind);
