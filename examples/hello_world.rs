@@ -1,7 +1,7 @@
 //! The smallest complete actor program: spawn, tell, reply, shut down.
 //!
-//! Concepts: starting an `ActorSystem`, spawning a top-level actor, sending it a
-//! message with `tell`, and carrying a return address in the message as an
+//! Concepts: an `ActorSystem` scoped to a block, spawning a top-level actor, sending
+//! it a message with `tell`, and carrying a return address in the message as an
 //! `ActorRef` field.
 //!
 //! There is no `ask` here. A reply is just another message, sent to a ref the sender
@@ -49,27 +49,32 @@ pub fn greeter(lines: Lines) -> Behavior<Greet> {
 /// Run the example and return the lines the actors produced, in order.
 pub async fn run() -> Result<Vec<String>, ExampleError> {
     let lines = Lines::default();
-    let done = Arc::new(Notify::new());
-    let system = ActorSystem::new("hello")?;
-
-    let (heard, notify) = (lines.clone(), done.clone());
-    let listener = system.spawn(
-        Behaviors::receive_message(move |message: Greeted| {
-            heard.push(format!("listener: {} has been greeted", message.whom));
-            // Handing a result back to code outside the actors. `ask` packages this
-            // pattern once the request and reply shape is familiar.
-            notify.notify_one();
-        }),
-        "listener",
-    )?;
-    let hello = system.spawn(greeter(lines.clone()), "greeter")?;
-    hello.tell(Greet {
-        whom: "world".into(),
-        reply_to: listener,
-    });
-
-    done.notified().await;
-    system.terminate().await;
+    // The system lives as long as this block: `scope` terminates it, every actor
+    // stopped, once the block is done.
+    ActorSystem::scope("hello", |system| {
+        let lines = lines.clone();
+        async move {
+            let done = Arc::new(Notify::new());
+            let (heard, notify) = (lines.clone(), done.clone());
+            let listener = system.spawn(
+                Behaviors::receive_message(move |message: Greeted| {
+                    heard.push(format!("listener: {} has been greeted", message.whom));
+                    // Handing a result back to code outside the actors. `ask` packages
+                    // this pattern once the request and reply shape is familiar.
+                    notify.notify_one();
+                }),
+                "listener",
+            )?;
+            let hello = system.spawn(greeter(lines), "greeter")?;
+            hello.tell(Greet {
+                whom: "world".into(),
+                reply_to: listener,
+            });
+            done.notified().await;
+            Ok::<_, ExampleError>(())
+        }
+    })
+    .await??;
     Ok(lines.snapshot())
 }
 

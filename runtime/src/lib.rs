@@ -85,6 +85,7 @@ pub mod events;
 mod failure;
 mod mailbox;
 mod message;
+mod scope;
 pub mod shutdown;
 mod signal;
 pub mod supervision;

@@ -256,3 +256,80 @@ fn spawning_after_the_runtime_has_shut_down_returns_at_once() {
     assert!(error.to_string().contains("has shut down"), "{error}");
     assert_eq!(system.live_actors(), 0);
 }
+
+// S1: a system can be owned by a block: `scope` terminates it when the block is done,
+// after every actor's `PostStop`, and hands back what the block returned.
+#[tokio::test(start_paused = true)]
+async fn a_scoped_system_ends_with_its_block() {
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut log = TestProbe::<&'static str>::new(&observer);
+    let to = log.actor_ref().clone();
+    let kept = ActorSystem::scope("scoped", |system| async move {
+        system
+            .spawn(
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
+                    if *signal == Signal::PostStop {
+                        to.tell("stopped with the block");
+                    }
+                }),
+                "resident",
+            )
+            .unwrap();
+        system
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        log.expect_message(Duration::ZERO).await,
+        "stopped with the block"
+    );
+    assert_eq!(kept.when_terminated().await, Ok(()));
+    assert_eq!(kept.live_actors(), 0);
+    assert!(matches!(
+        kept.spawn(Behaviors::ignore::<u64>(), "late"),
+        Err(SpawnError::SystemTerminated { .. })
+    ));
+    observer.terminate().await;
+}
+
+// S1: a block that panics still ends its system, and then the panic goes on.
+#[tokio::test(start_paused = true)]
+async fn a_scoped_system_ends_when_its_block_panics() {
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut log = TestProbe::<&'static str>::new(&observer);
+    let to = log.actor_ref().clone();
+    let block = tokio::spawn(ActorSystem::scope("panicking", |system| async move {
+        system
+            .spawn(
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
+                    if *signal == Signal::PostStop {
+                        to.tell("stopped before the panic went on");
+                    }
+                }),
+                "resident",
+            )
+            .unwrap();
+        tokio::task::yield_now().await;
+        panic!("the block gave up");
+    }));
+    let outcome = block.await;
+    assert!(outcome.is_err_and(|e| e.is_panic()));
+    assert_eq!(
+        log.expect_message(Duration::ZERO).await,
+        "stopped before the panic went on"
+    );
+    observer.terminate().await;
+}
+
+// A scope whose system cannot be built runs nothing and says why.
+#[tokio::test]
+async fn a_scope_with_a_bad_name_runs_nothing() {
+    let mut ran = false;
+    let outcome = ActorSystem::scope("not a name", |_| {
+        ran = true;
+        async {}
+    })
+    .await;
+    assert!(matches!(outcome, Err(SystemError::InvalidName { .. })));
+    assert!(!ran);
+}

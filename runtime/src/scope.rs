@@ -1,0 +1,89 @@
+//! A system that lives exactly as long as a block of code: terminated when the block
+//! is done with it, however the block ends.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::error::SystemError;
+use crate::system::{ActorSystem, ActorSystemBuilder};
+
+impl ActorSystem {
+    /// Run `body` with a new system named `name`, then terminate the system: the
+    /// system's owner is the block, and when the block is done so is the system.
+    ///
+    /// Rust has no `async` drop, so dropping every handle to a system does not stop
+    /// its actors (they run on until [`terminate`](Self::terminate), or until the
+    /// tokio runtime itself shuts down). `scope` ties the two together: whatever
+    /// `body` returns is returned after every actor has stopped, and a `body` that
+    /// panics terminates the system before the panic goes on.
+    ///
+    /// # Errors
+    ///
+    /// As [`ActorSystemBuilder::build`]; the body does not run then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let kept = ActorSystem::scope("scoped", |system| async move {
+    ///     system.spawn(Behaviors::ignore::<u64>(), "idle")?;
+    ///     Ok::<_, tapio::SpawnError>(system)
+    /// })
+    /// .await??;
+    /// // The block is over, and so is its system.
+    /// assert!(kept.spawn(Behaviors::ignore::<u64>(), "late").is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn scope<F, Fut, T>(name: &str, body: F) -> Result<T, SystemError>
+    where
+        F: FnOnce(ActorSystem) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        Self::builder(name).scope(body).await
+    }
+}
+
+impl ActorSystemBuilder {
+    /// Build the system, run `body` with it, then terminate it; see
+    /// [`ActorSystem::scope`].
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); the body does not run then.
+    pub async fn scope<F, Fut, T>(self, body: F) -> Result<T, SystemError>
+    where
+        F: FnOnce(ActorSystem) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let system = self.build()?;
+        let outcome = CatchPanic(Box::pin(body(system.clone()))).await;
+        system.terminate().await;
+        match outcome {
+            Ok(output) => Ok(output),
+            Err(panic) => resume_unwind(panic),
+        }
+    }
+}
+
+/// A future whose panic comes back as a value, so the system can be terminated
+/// before the panic goes on.
+struct CatchPanic<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchPanic<F> {
+    type Output = Result<F::Output, Box<dyn std::any::Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let future = self.0.as_mut();
+        match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}
