@@ -233,7 +233,9 @@ async fn wait_for(counter: &AtomicUsize, n: usize) {
     }
 }
 
-async fn spawn_raw() -> (Duration, usize) {
+/// Spawning `SPAWNS` idle tasks: the time to spawn them all, the time until every
+/// one has also run its start, and the resident bytes each costs.
+async fn spawn_raw() -> (Duration, Duration, usize) {
     let started = Arc::new(AtomicUsize::new(0));
     let before = resident_bytes();
     let start = Instant::now();
@@ -249,12 +251,14 @@ async fn spawn_raw() -> (Duration, usize) {
     }
     let elapsed = start.elapsed();
     wait_for(&started, SPAWNS).await;
+    let running = start.elapsed();
     let bytes = resident_bytes().saturating_sub(before) / SPAWNS;
     drop(senders);
-    (elapsed, bytes)
+    (elapsed, running, bytes)
 }
 
-async fn spawn_tapio() -> (Duration, usize) {
+/// As `spawn_raw`, for idle actors whose setup counts their start.
+async fn spawn_tapio() -> (Duration, Duration, usize) {
     let system = ActorSystem::new("bench").expect("a system");
     let started = Arc::new(AtomicUsize::new(0));
     let counter = started.clone();
@@ -270,10 +274,11 @@ async fn spawn_tapio() -> (Duration, usize) {
     }
     let elapsed = start.elapsed();
     wait_for(&started, SPAWNS).await;
+    let running = start.elapsed();
     let bytes = resident_bytes().saturating_sub(before) / SPAWNS;
     drop(refs);
     system.terminate().await;
-    (elapsed, bytes)
+    (elapsed, running, bytes)
 }
 
 fn spawn_child(kind: String, flavor: &str) {
@@ -286,7 +291,7 @@ fn spawn_child(kind: String, flavor: &str) {
     // Spawned from inside a task, as an actor (or setup code) spawns its children:
     // on the multi-thread runtime, a spawn from outside the workers pays for the
     // shared injection queue and for waking a worker, whatever is being spawned.
-    let (elapsed, bytes) = runtime
+    let (elapsed, running, bytes) = runtime
         .block_on(async {
             tokio::spawn(async move {
                 if kind == "raw" {
@@ -298,12 +303,19 @@ fn spawn_child(kind: String, flavor: &str) {
             .await
         })
         .expect("the spawning task finished");
-    println!("{} {}", elapsed.as_nanos() / SPAWNS as u128, bytes);
+    println!(
+        "{} {} {}",
+        elapsed.as_nanos() / SPAWNS as u128,
+        running.as_nanos() / SPAWNS as u128,
+        bytes
+    );
 }
 
-fn spawn_in_child(kind: &str, flavor: Flavor) -> (u64, u64) {
+/// Spawn nanoseconds, spawn-and-start nanoseconds and bytes per actor, the median of
+/// three child processes (by spawn time).
+fn spawn_in_child(kind: &str, flavor: Flavor) -> (u64, u64, u64) {
     let exe = std::env::current_exe().expect("the bench's own path");
-    let mut runs: Vec<(u64, u64)> = (0..3)
+    let mut runs: Vec<(u64, u64, u64)> = (0..3)
         .map(|_| {
             let out = Command::new(&exe)
                 .args(["spawn-child", kind, flavor.arg()])
@@ -313,7 +325,11 @@ fn spawn_in_child(kind: &str, flavor: Flavor) -> (u64, u64) {
             let mut fields = text
                 .split_whitespace()
                 .map(|f| f.parse::<u64>().unwrap_or(0));
-            (fields.next().unwrap_or(0), fields.next().unwrap_or(0))
+            (
+                fields.next().unwrap_or(0),
+                fields.next().unwrap_or(0),
+                fields.next().unwrap_or(0),
+            )
         })
         .collect();
     runs.sort();
@@ -370,13 +386,19 @@ fn main() {
             per(ours, ROUND_TRIPS),
             per(ours, ROUND_TRIPS) / per(raw, ROUND_TRIPS)
         );
-        let (raw_ns, raw_bytes) = spawn_in_child("raw", flavor);
-        let (ours_ns, ours_bytes) = spawn_in_child("tapio", flavor);
+        let (raw_ns, raw_running, raw_bytes) = spawn_in_child("raw", flavor);
+        let (ours_ns, ours_running, ours_bytes) = spawn_in_child("tapio", flavor);
         println!(
             "spawn      raw {:>7} ns/task   tapio {:>7} ns/actor  ratio {:.2}  (target <= 1000 ns)",
             raw_ns,
             ours_ns,
             ours_ns as f64 / raw_ns.max(1) as f64
+        );
+        println!(
+            "  +start   raw {:>7} ns/task   tapio {:>7} ns/actor  ratio {:.2}  (until every one has run)",
+            raw_running,
+            ours_running,
+            ours_running as f64 / raw_running.max(1) as f64
         );
         println!(
             "memory     raw {:>7} B/task    tapio {:>7} B/actor   ratio {:.2}  (target <= 765 B)",

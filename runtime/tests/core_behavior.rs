@@ -110,6 +110,55 @@ async fn setup_runs_when_the_actor_starts(system: ActorSystem) {
     let _ = actor;
 }
 
+#[derive(Debug, thiserror::Error)]
+#[error("broken")]
+pub struct Broken;
+
+// S7: the factory runs again on every restart, building fresh state each time.
+#[tapio::test]
+async fn setup_runs_again_on_every_restart(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (counter, to) = (runs.clone(), probe.actor_ref().clone());
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |_| {
+                let run = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                to.tell(format!("setup run {run}"));
+                let seen = AtomicUsize::new(0);
+                let to = to.clone();
+                Behaviors::receive_message(move |n: u64| {
+                    if n == 0 {
+                        return Err(Broken);
+                    }
+                    let count = seen.fetch_add(1, Ordering::SeqCst) + 1;
+                    to.tell(format!("message {count} of this incarnation"));
+                    Ok(())
+                })
+            }))
+            .on_failure::<Broken>(SupervisorStrategy::restart()),
+            "rebuilt",
+        )
+        .unwrap();
+    assert_eq!(probe.expect_message(SECOND).await, "setup run 1");
+    for _ in 0..2 {
+        actor.tell(1_u64);
+        actor.tell(0_u64);
+    }
+    actor.tell(1_u64);
+    assert_eq!(
+        probe.receive_messages(5, SECOND).await,
+        [
+            "message 1 of this incarnation",
+            "setup run 2",
+            "message 1 of this incarnation",
+            "setup run 3",
+            "message 1 of this incarnation",
+        ]
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+}
+
 /// A struct-style actor: its fields are its state.
 #[derive(Clone, Default)]
 struct Account {

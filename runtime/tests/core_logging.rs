@@ -98,3 +98,56 @@ fn records_logged_by_an_actor_carry_its_path() {
         );
     }
 }
+
+#[message]
+pub struct Nap(pub ActorRef<()>);
+
+/// Logs after an `.await`, which may resume it on another worker thread.
+#[derive(Clone)]
+struct Napper;
+
+#[actor]
+impl Napper {
+    async fn nap(&mut self, Nap(done): Nap) {
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        tracing::info!("awake after the await");
+        done.tell(());
+    }
+}
+
+// S8, on a multi-thread runtime: a record an `async` handler logs after an `.await`
+// still carries the path, whichever worker it resumed on. (This binary's only global
+// subscriber: it is installed before the system spawns anything, as a program's
+// `main` does; an actor spawned while no subscriber is installed runs without its
+// span, which is what keeps an unobserved actor small.)
+#[test]
+fn an_async_handler_on_any_worker_logs_with_its_path() {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+    TestConfig::new("logging_on_workers")
+        .worker_threads(2)
+        .run(|system: ActorSystem| async move {
+            let mut done = TestProbe::<()>::new(&system);
+            let napper = system.spawn(Napper, "napper").unwrap();
+            for _ in 0..20 {
+                napper.tell(Nap(done.actor_ref().clone()));
+            }
+            done.receive_messages(20, Duration::from_secs(5)).await;
+        });
+    let text = captured.text();
+    let records: Vec<&str> = text
+        .lines()
+        .filter(|line| line.ends_with("awake after the await"))
+        .collect();
+    assert_eq!(records.len(), 20, "{text}");
+    for line in records {
+        assert!(line.contains("actor{path=/user/napper}"), "{line}");
+    }
+}

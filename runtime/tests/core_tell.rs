@@ -42,6 +42,61 @@ async fn a_tell_to_a_stopped_actor_is_a_dead_letter_not_an_error(system: ActorSy
     assert_eq!(letter.recipient(), once.path());
 }
 
+#[message]
+pub enum Stall {
+    /// Hold the handler until the gate opens.
+    Hold(tokio::sync::watch::Receiver<bool>),
+    /// Count one.
+    Count,
+    /// Report the count.
+    Report(ActorRef<u64>),
+}
+
+#[derive(Clone)]
+struct Staller {
+    counted: u64,
+}
+
+#[actor]
+impl Staller {
+    async fn stall(&mut self, stall: Stall) {
+        match stall {
+            Stall::Hold(mut gate) => {
+                let _ = gate.wait_for(|open| *open).await;
+            }
+            Stall::Count => self.counted += 1,
+            Stall::Report(to) => to.tell(self.counted),
+        }
+    }
+}
+
+// S3: `tell` never blocks. The recipient is stuck in a handler, and a plain thread
+// outside the runtime tells it 100,000 messages: every tell returns, none waits for
+// the actor, and all of them are handled once the handler is released.
+#[tapio::test(worker_threads = 2)]
+async fn a_tell_never_waits_for_a_busy_actor(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let actor = system.spawn(Staller { counted: 0 }, "busy").unwrap();
+    let (open, gate) = tokio::sync::watch::channel(false);
+    actor.tell(Stall::Hold(gate));
+    let (told, all_told) = std::sync::mpsc::channel();
+    let sender = actor.clone();
+    std::thread::spawn(move || {
+        for _ in 0..100_000 {
+            sender.tell(Stall::Count);
+        }
+        let _ = told.send(());
+    });
+    // Bounded: were a tell to wait for the stuck handler, this would time out.
+    tokio::task::spawn_blocking(move || all_told.recv_timeout(Duration::from_secs(30)))
+        .await
+        .unwrap()
+        .expect("every tell returned while the actor was stuck");
+    open.send_replace(true);
+    actor.tell(Stall::Report(probe.actor_ref().clone()));
+    assert_eq!(probe.expect_message(Duration::from_secs(30)).await, 100_000);
+}
+
 /// Records how many handlers of one actor run at once, and the most ever seen.
 #[derive(Clone)]
 struct Exclusive {

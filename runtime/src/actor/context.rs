@@ -95,6 +95,10 @@ impl<P: Message> ActorContext<P> {
     /// The actor's tracing span, which carries its path. Handlers run inside it, so
     /// `tracing::info!(..)` in a handler is already tagged; use the span to tag work
     /// the handler hands elsewhere, for example with `tracing::Instrument`.
+    ///
+    /// The span is made when the actor is spawned, and only if a subscriber wants it
+    /// then: install the subscriber before spawning actors (as at the top of `main`),
+    /// or the actor's records go untagged for its whole life.
     pub fn log(&self) -> tracing::Span {
         tracing::Span::current()
     }
