@@ -42,6 +42,17 @@ impl<'a> MakeWriter<'a> for Captured {
     }
 }
 
+/// A subscriber that writes plain text, at `INFO` and above, into what it returns.
+fn capturing() -> (Captured, impl tracing::Subscriber + Send + Sync) {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    (captured, subscriber)
+}
+
 #[message]
 pub struct Say(pub &'static str, pub ActorRef<()>);
 
@@ -49,12 +60,7 @@ pub struct Say(pub &'static str, pub ActorRef<()>);
 // `ctx.log()` all carry the path of the actor that logged it.
 #[test]
 fn records_logged_by_an_actor_carry_its_path() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
+    let (captured, subscriber) = capturing();
     // The test runs on a current-thread runtime, so every actor runs on this thread,
     // where this subscriber is the default.
     let _default = tracing::subscriber::set_default(subscriber);
@@ -124,12 +130,7 @@ impl Napper {
 // span, which is what keeps an unobserved actor small.)
 #[test]
 fn an_async_handler_on_any_worker_logs_with_its_path() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
+    let (captured, subscriber) = capturing();
     tracing::subscriber::set_global_default(subscriber).unwrap();
     TestConfig::new("logging_on_workers")
         .worker_threads(2)
