@@ -16,8 +16,14 @@ impl ActorSystem {
     /// Rust has no `async` drop, so dropping every handle to a system does not stop
     /// its actors (they run on until [`terminate`](Self::terminate), or until the
     /// tokio runtime itself shuts down). `scope` ties the two together: whatever
-    /// `body` returns is returned after every actor has stopped, and a `body` that
-    /// panics terminates the system before the panic goes on.
+    /// `body` returns is returned after every actor has stopped, a `body` that
+    /// panics terminates the system before the panic goes on, and a `scope` future
+    /// dropped before its end (a timeout, a `select!` that took another branch)
+    /// begins the system's termination as it goes.
+    ///
+    /// An escalation that reached a guardian terminates the system early, while the
+    /// block may still run; `scope` logs it at the end. To act on it, await
+    /// [`when_terminated`](Self::when_terminated) inside the block.
     ///
     /// # Errors
     ///
@@ -62,11 +68,32 @@ impl ActorSystemBuilder {
         Fut: Future<Output = T>,
     {
         let system = self.build()?;
+        let mut guard = TerminateOnDrop(Some(system.clone()));
         let outcome = CatchPanic(Box::pin(body(system.clone()))).await;
         system.terminate().await;
+        if let Err(failure) = system.when_terminated().await {
+            tracing::error!(
+                system = system.name(),
+                error = %failure,
+                climbed = ?failure.climbed(),
+                "the scoped system was ended by an escalation nobody caught"
+            );
+        }
+        guard.0 = None;
         match outcome {
             Ok(output) => Ok(output),
             Err(panic) => resume_unwind(panic),
+        }
+    }
+}
+
+/// Begins the termination of a system whose scope was dropped before its end.
+struct TerminateOnDrop(Option<ActorSystem>);
+
+impl Drop for TerminateOnDrop {
+    fn drop(&mut self) {
+        if let Some(system) = self.0.take() {
+            system.shared().begin_termination();
         }
     }
 }

@@ -488,6 +488,21 @@ impl<P: Message> Level<P> {
         Self { spec, histories }
     }
 
+    /// Take over `old`'s restart histories if it has the same clauses: the same
+    /// error types with the same strategies, in the same order.
+    pub(crate) fn inherit(&mut self, old: Level<P>) {
+        let same = self.spec.clauses.len() == old.spec.clauses.len()
+            && self
+                .spec
+                .clauses
+                .iter()
+                .zip(&old.spec.clauses)
+                .all(|(new, old)| new.error_type == old.error_type && new.strategy == old.strategy);
+        if same {
+            self.histories = old.histories;
+        }
+    }
+
     /// Carry out `strategy`, the strategy of clause `clause` of this level.
     fn apply(&mut self, index: usize, clause: usize, strategy: &SupervisorStrategy) -> Decision {
         match strategy {

@@ -349,8 +349,10 @@ impl<P: Message> TimerTable<P> {
             }),
             Target::Cell { cell, system } => {
                 // A handle kept past the moment its actor began to stop starts
-                // nothing: the stop sets the flag before it cancels the table, under
-                // this same lock, so no timer slips in after the cancel.
+                // nothing: the stop sets the flag before it takes this table's lock
+                // to cancel, so no timer slips in after the cancel. (A restart is
+                // not a stop: timers belong to the cell, and a handle kept outside
+                // the actor goes on working for the next incarnation.)
                 let alive = cell.upgrade().is_some_and(|cell| !cell.core.is_stopping());
                 let Some(runtime) = system.runtime().filter(|_| alive) else {
                     return replaced;

@@ -333,3 +333,20 @@ async fn a_scope_with_a_bad_name_runs_nothing() {
     assert!(matches!(outcome, Err(SystemError::InvalidName { .. })));
     assert!(!ran);
 }
+
+// S1: a scope dropped before its end (here by a timeout) still ends its system.
+#[tokio::test(start_paused = true)]
+async fn a_dropped_scope_still_ends_its_system() {
+    let (hand_out, handed) = tokio::sync::oneshot::channel();
+    let scope = ActorSystem::scope("abandoned", |system| async move {
+        let _ = hand_out.send(system.clone());
+        std::future::pending::<()>().await;
+    });
+    let timed_out = tokio::time::timeout(Duration::from_millis(10), scope).await;
+    assert!(timed_out.is_err());
+    let system = handed.await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), system.when_terminated())
+        .await
+        .expect("the dropped scope began the termination")
+        .unwrap();
+}

@@ -540,3 +540,47 @@ async fn a_watch_sent_during_a_backoff_is_kept(system: ActorSystem) {
     system.terminate().await;
     watcher.expect_terminated(&actor, SECOND).await;
 }
+
+/// A state of a machine whose every state is supervised anew: each message switches
+/// to `supervise(state)` again, and `0` fails.
+fn resupervised(to: ActorRef<&'static str>) -> Behavior<u64> {
+    Behaviors::supervise(Behaviors::setup(move |_| {
+        to.tell("started");
+        let to = to.clone();
+        Behaviors::receive_message(move |n: u64| {
+            if n == 0 {
+                return Err(Refused);
+            }
+            Ok(resupervised(to.clone()))
+        })
+    }))
+    .on_failure::<Refused>(
+        SupervisorStrategy::restart()
+            .with_limit(2, Duration::from_secs(60))
+            .unwrap(),
+    )
+    .into()
+}
+
+// S12: a state machine whose states each return `supervise(next)` still has a restart
+// limit: a switch to a state supervised the same way takes over the restart count,
+// so switching and restarting in turn neither resets it nor piles up supervisors.
+#[tapio::test(start_paused = true)]
+async fn switching_to_the_same_supervision_keeps_the_restart_count(system: ActorSystem) {
+    let mut probe = TestProbe::<&'static str>::new(&system);
+    let actor = system
+        .spawn(resupervised(probe.actor_ref().clone()), "machine")
+        .unwrap();
+    probe.watch(&actor);
+    assert_eq!(probe.expect_message(SECOND).await, "started");
+    for _ in 0..2 {
+        actor.tell(1_u64); // a switch: one more `supervise` in the chain
+        assert_eq!(probe.expect_message(SECOND).await, "started");
+        actor.tell(0_u64); // a restart, counted
+        assert_eq!(probe.expect_message(SECOND).await, "started");
+    }
+    actor.tell(1_u64);
+    assert_eq!(probe.expect_message(SECOND).await, "started");
+    actor.tell(0_u64); // the third restart within the minute: the limit is two
+    probe.expect_terminated(&actor, SECOND).await;
+}

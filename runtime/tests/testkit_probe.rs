@@ -260,3 +260,17 @@ async fn expect_no_termination_fails_on_an_end(system: ActorSystem) {
     once.tell(Note(0));
     probe.expect_no_termination(SECOND).await;
 }
+
+// A zero bound on a probe whose system has terminated still says so: it is not a
+// timeout, and silence proves nothing there either.
+#[test]
+#[should_panic(expected = "expected no message for 0ns, but the probe stopped after 0ns")]
+fn a_zero_bound_on_a_dead_probe_fails_too() {
+    TestConfig::new("dead_probe_zero_bound")
+        .start_paused(true)
+        .run(|system: ActorSystem| async move {
+            let mut probe = TestProbe::<Note>::new(&system);
+            system.terminate().await;
+            probe.expect_no_message(Duration::ZERO).await;
+        });
+}

@@ -185,22 +185,38 @@ impl<P: Message> CellState<P> {
         else {
             return None;
         };
-        let failure = self.start(behavior, 0).err();
+        let failure = self.start(behavior, 0, false).err();
         self.settle_levels();
         failure
     }
 
     /// Start `behavior`, keeping the first `keep_levels` supervision levels (a
-    /// restart keeps the ones above the level it restarts from).
-    fn start(&mut self, behavior: Behavior<P>, keep_levels: usize) -> Result<(), Failure> {
-        if let Some(rare) = &mut self.rare {
-            rare.levels.truncate(keep_levels);
+    /// restart keeps the ones above the level it restarts from). With `inherit`, a
+    /// level the behavior brings takes over the restart history of the level it
+    /// replaces at the same depth when both have the same clauses: a state machine
+    /// whose states each return `supervise(next)` keeps counting its restarts.
+    fn start(
+        &mut self,
+        behavior: Behavior<P>,
+        keep_levels: usize,
+        inherit: bool,
+    ) -> Result<(), Failure> {
+        let mut replaced = match &mut self.rare {
+            Some(rare) if inherit => rare.levels.split_off(keep_levels.min(rare.levels.len())),
+            Some(rare) => {
+                rare.levels.truncate(keep_levels);
+                Vec::new()
+            }
+            None => Vec::new(),
         }
+        .into_iter();
         let rare = &mut self.rare;
         let started = self.running.start(&mut self.ctx, behavior, &mut |spec| {
-            rare.get_or_insert_with(Rare::boxed)
-                .levels
-                .push(Level::new(spec));
+            let mut level = Level::new(spec);
+            if let Some(old) = replaced.next() {
+                level.inherit(old);
+            }
+            rare.get_or_insert_with(Rare::boxed).levels.push(level);
         })?;
         if started == Started::Stopped {
             self.begin_stop(None);
@@ -212,7 +228,7 @@ impl<P: Message> CellState<P> {
     /// an earlier switch brought, rather than piling up on every switch.
     fn switch(&mut self, behavior: Behavior<P>) -> Result<(), Failure> {
         let base = self.rare.as_ref().map_or(0, |rare| rare.base_levels);
-        self.start(behavior, base)
+        self.start(behavior, base, true)
     }
 
     /// Remember how many supervision levels the behavior spawned (or restarted) has.
@@ -489,8 +505,16 @@ impl<P: Message> CellState<P> {
             return;
         };
         let clause = rare.restart_clause;
-        let started = self.start(inner, level + 1);
-        self.settle_levels();
+        let base_before = rare.base_levels;
+        let started = self.start(inner, level + 1, false);
+        if level < base_before {
+            self.settle_levels();
+        } else if let Some(rare) = &mut self.rare {
+            // The level that restarted came with a switch: it, and what the restart
+            // brought inside it, stay replaceable by the next switch (which takes over
+            // their histories), so restarts and switches cannot pile up levels.
+            rare.base_levels = base_before;
+        }
         if let Err(failure) = started {
             // The restart itself failed: the clause that ordered it decides again.
             let rare = self.rare();

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::time::Instant;
 
@@ -133,11 +134,13 @@ impl<M: Message> TestProbe<M> {
     async fn next(&mut self, within: Duration) -> Result<M, NotReceived> {
         let started = Instant::now();
         let bound = self.bound(within);
-        if let Ok(message) = self.messages.try_recv() {
-            return Ok(message);
-        }
-        if bound.is_zero() {
-            return Err(NotReceived::Timeout(Duration::ZERO));
+        match self.messages.try_recv() {
+            Ok(message) => return Ok(message),
+            Err(TryRecvError::Disconnected) => return Err(NotReceived::Stopped(Duration::ZERO)),
+            Err(TryRecvError::Empty) if bound.is_zero() => {
+                return Err(NotReceived::Timeout(Duration::ZERO));
+            }
+            Err(TryRecvError::Empty) => {}
         }
         match tokio::time::timeout(bound, self.messages.recv()).await {
             Ok(Some(message)) => Ok(message),
@@ -268,12 +271,17 @@ impl<M: Message> TestProbe<M> {
         let bound = self.bound(within);
         match self.terminations.try_recv() {
             Ok(actor) => Ok(actor),
-            Err(_) if bound.is_zero() => Err(NotReceived::Timeout(Duration::ZERO)),
-            Err(_) => match tokio::time::timeout(bound, self.terminations.recv()).await {
-                Ok(Some(actor)) => Ok(actor),
-                Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
-                Err(_) => Err(NotReceived::Timeout(started.elapsed())),
-            },
+            Err(TryRecvError::Disconnected) => Err(NotReceived::Stopped(Duration::ZERO)),
+            Err(TryRecvError::Empty) if bound.is_zero() => {
+                Err(NotReceived::Timeout(Duration::ZERO))
+            }
+            Err(TryRecvError::Empty) => {
+                match tokio::time::timeout(bound, self.terminations.recv()).await {
+                    Ok(Some(actor)) => Ok(actor),
+                    Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
+                    Err(_) => Err(NotReceived::Timeout(started.elapsed())),
+                }
+            }
         }
     }
 
