@@ -88,7 +88,5 @@ pub async fn run() -> Result<Vec<String>, ExampleError> {
 /// Print the line.
 #[tokio::main]
 pub async fn main() -> Result<(), ExampleError> {
-    support::init_logging();
-    support::print(&run().await?);
-    Ok(())
+    support::show(run()).await
 }

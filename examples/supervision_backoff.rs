@@ -146,7 +146,5 @@ pub async fn run() -> Result<Vec<String>, ExampleError> {
 /// Print the lines.
 #[tokio::main(flavor = "current_thread")]
 pub async fn main() -> Result<(), ExampleError> {
-    support::init_logging();
-    support::print(&run().await?);
-    Ok(())
+    support::show(run()).await
 }

@@ -66,6 +66,16 @@ pub fn init_logging() {
         .try_init();
 }
 
+/// What an example's `main` does: set up logging (`RUST_LOG`), run the example, and
+/// print the lines it returns.
+pub async fn show(
+    run: impl std::future::Future<Output = Result<Vec<String>, ExampleError>>,
+) -> Result<(), ExampleError> {
+    init_logging();
+    print(&run.await?);
+    Ok(())
+}
+
 /// Print an example's lines, one per line, as its `main` does.
 pub fn print(lines: &[String]) {
     use std::io::Write;

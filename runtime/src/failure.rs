@@ -3,7 +3,11 @@
 use std::any::Any;
 use std::error::Error;
 use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use crate::actor::ActorPath;
 
@@ -156,6 +160,24 @@ pub trait IntoFailure {
 impl<E: Error + Send + Sync + 'static> IntoFailure for E {
     fn into_failure(self) -> Failure {
         Failure::new(self)
+    }
+}
+
+/// A future whose panic comes back as its output's `Err`, with the panic's payload:
+/// how a handler's panic becomes a failure, and how a scoped system is terminated
+/// before its block's panic goes on.
+pub(crate) struct CatchPanic<F>(pub(crate) F);
+
+impl<F: Future + Unpin> Future for CatchPanic<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let future = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(future).poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
     }
 }
 

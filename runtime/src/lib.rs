@@ -44,7 +44,10 @@
 //! ## Where things are
 //!
 //! - [`ActorSystem`]: the root of the tree; [`ActorSystem::spawn`],
-//!   [`ActorSystem::terminate`], [`ActorSystem::events`].
+//!   [`ActorSystem::terminate`], [`ActorSystem::scope`] (a system that ends with its
+//!   block), [`ActorSystem::events`].
+//! - [`Signal`]: `PreRestart`, `PostStop`, `Terminated` of a watched actor, and
+//!   `ChildFailed` of a child that escalated.
 //! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller.
 //! - [`Behaviors`]: `receive`, `receive_message`, `setup`, `same`, `stopped`,
 //!   `unhandled`, `supervise`; [`Actor`] and `#[actor]` for actors with fields.

@@ -2,11 +2,10 @@
 //! is done with it, however the block ends.
 
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::panic::resume_unwind;
 
 use crate::error::SystemError;
+use crate::failure::CatchPanic;
 use crate::system::{ActorSystem, ActorSystemBuilder};
 
 impl ActorSystem {
@@ -94,23 +93,6 @@ impl Drop for TerminateOnDrop {
     fn drop(&mut self) {
         if let Some(system) = self.0.take() {
             system.shared().begin_termination();
-        }
-    }
-}
-
-/// A future whose panic comes back as a value, so the system can be terminated
-/// before the panic goes on.
-struct CatchPanic<F>(Pin<Box<F>>);
-
-impl<F: Future> Future for CatchPanic<F> {
-    type Output = Result<F::Output, Box<dyn std::any::Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = self.0.as_mut();
-        match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic)),
         }
     }
 }

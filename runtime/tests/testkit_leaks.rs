@@ -118,23 +118,33 @@ async fn an_ask_left_waiting_fails_the_test(system: ActorSystem) {
 }
 
 // A handler that blocks its worker thread cannot be cancelled at the deadline: its
-// task is still running when the report is made, and the test fails naming it. The
-// blocking call is the point of the test: it stands for a synchronous call that
-// should have gone to `spawn_blocking`, and it outlasts the report's one-second wait.
-#[tapio::test(worker_threads = 2, shutdown_timeout_ms = 50)]
-#[should_panic(expected = "- 1 actor task(s) still running after termination")]
-async fn a_handler_blocking_its_thread_fails_the_test(system: ActorSystem) {
+// task is still running when the report is made, and the report counts it. The
+// handler blocks on a channel that the test releases once it has the report, so the
+// test waits on nothing but signals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_blocking_its_thread_is_reported_as_running() {
+    let system = ActorSystem::builder("blocked")
+        .shutdown_timeout(Duration::from_millis(50))
+        .build()
+        .unwrap();
     // Told straight from the handler: an actor woken from the blocked thread would
     // wait in that worker's queue until the block ends.
     let (entered, blocking) = tokio::sync::oneshot::channel::<()>();
     let entered = std::sync::Mutex::new(Some(entered));
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = std::sync::Mutex::new(released);
     let blocker = system
         .spawn(
             Behaviors::receive_message(move |_: u64| {
                 if let Some(entered) = entered.lock().unwrap().take() {
                     let _ = entered.send(());
                 }
-                std::thread::sleep(Duration::from_millis(2500));
+                // A synchronous call that should have gone to `spawn_blocking`,
+                // bounded so that a broken test cannot hang.
+                let _ = released
+                    .lock()
+                    .unwrap()
+                    .recv_timeout(Duration::from_secs(30));
             }),
             "blocker",
         )
@@ -144,4 +154,13 @@ async fn a_handler_blocking_its_thread_fails_the_test(system: ActorSystem) {
         .await
         .unwrap()
         .unwrap();
+    let report = LeakReport::after_terminating(&system).await;
+    release.send(()).unwrap();
+    assert_eq!(report.running_tasks, 1, "{report}");
+    assert!(
+        report
+            .to_string()
+            .contains("- 1 actor task(s) still running after termination"),
+        "{report}"
+    );
 }

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use tapio::prelude::*;
-use tapio::testkit::{TestConfig, TestProbe};
+use tapio::testkit::TestProbe;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -156,62 +156,46 @@ async fn an_absurd_bound_is_capped(system: ActorSystem) {
 
 // A probe whose system terminates fails its pending expectation with a clear
 // message, instead of waiting out its bound.
-#[test]
+#[tapio::test(start_paused = true)]
 #[should_panic(expected = "but the probe stopped after 0ns: its actor system terminated")]
-fn a_probe_whose_system_terminated_fails_its_expectation() {
-    TestConfig::new("probe_outlives_its_system")
-        .start_paused(true)
-        .run(|system: ActorSystem| async move {
-            let mut probe = TestProbe::<Note>::new(&system);
-            system.terminate().await;
-            probe.expect_message(Duration::from_secs(3600)).await;
-        });
+async fn a_probe_whose_system_terminated_fails_its_expectation(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    system.terminate().await;
+    probe.expect_message(Duration::from_secs(3600)).await;
 }
 
 // An expectation already waiting when the system terminates fails then, not at its
 // bound: the failure reports the wait so far (half a second), not the hour.
-#[test]
+#[tapio::test(start_paused = true)]
 #[should_panic(expected = "but the probe stopped after 500ms: its actor system terminated")]
-fn a_waiting_expectation_fails_when_its_system_terminates() {
-    TestConfig::new("probe_waiting_at_termination")
-        .start_paused(true)
-        .run(|system: ActorSystem| async move {
-            let mut probe = TestProbe::<Note>::new(&system);
-            let terminating = system.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                terminating.terminate().await;
-            });
-            probe.expect_message(Duration::from_secs(3600)).await;
-        });
+async fn a_waiting_expectation_fails_when_its_system_terminates(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    let terminating = system.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        terminating.terminate().await;
+    });
+    probe.expect_message(Duration::from_secs(3600)).await;
 }
 
 // Silence from a probe that can no longer receive anything proves nothing: it fails.
-#[test]
+#[tapio::test(start_paused = true)]
 #[should_panic(expected = "expected no message for 1s, but the probe stopped")]
-fn expect_no_message_fails_once_the_system_has_terminated() {
-    TestConfig::new("silent_dead_probe")
-        .start_paused(true)
-        .run(|system: ActorSystem| async move {
-            let mut probe = TestProbe::<Note>::new(&system);
-            system.terminate().await;
-            probe.expect_no_message(SECOND).await;
-        });
+async fn expect_no_message_fails_once_the_system_has_terminated(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    system.terminate().await;
+    probe.expect_no_message(SECOND).await;
 }
 
-#[test]
+#[tapio::test(start_paused = true)]
 #[should_panic(expected = "but the probe stopped after 0ns: its actor system terminated")]
-fn expect_terminated_fails_once_the_system_has_terminated() {
-    TestConfig::new("dead_probe_watching")
-        .start_paused(true)
-        .run(|system: ActorSystem| async move {
-            let mut probe = TestProbe::<Note>::new(&system);
-            let target = system.spawn(Behaviors::ignore::<Note>(), "target").unwrap();
-            system.terminate().await;
-            // The target stopped too, but the probe was not watching it: there is
-            // nothing to expect, and the probe says why.
-            probe.expect_terminated(&target, SECOND).await;
-        });
+async fn expect_terminated_fails_once_the_system_has_terminated(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    let target = system.spawn(Behaviors::ignore::<Note>(), "target").unwrap();
+    system.terminate().await;
+    // The target stopped too, but the probe was not watching it: there is
+    // nothing to expect, and the probe says why.
+    probe.expect_terminated(&target, SECOND).await;
 }
 
 // `receive_messages` reports the whole wait when it fails, not the last message's.
@@ -263,14 +247,10 @@ async fn expect_no_termination_fails_on_an_end(system: ActorSystem) {
 
 // A zero bound on a probe whose system has terminated still says so: it is not a
 // timeout, and silence proves nothing there either.
-#[test]
+#[tapio::test(start_paused = true)]
 #[should_panic(expected = "expected no message for 0ns, but the probe stopped after 0ns")]
-fn a_zero_bound_on_a_dead_probe_fails_too() {
-    TestConfig::new("dead_probe_zero_bound")
-        .start_paused(true)
-        .run(|system: ActorSystem| async move {
-            let mut probe = TestProbe::<Note>::new(&system);
-            system.terminate().await;
-            probe.expect_no_message(Duration::ZERO).await;
-        });
+async fn a_zero_bound_on_a_dead_probe_fails_too(system: ActorSystem) {
+    let mut probe = TestProbe::<Note>::new(&system);
+    system.terminate().await;
+    probe.expect_no_message(Duration::ZERO).await;
 }

@@ -79,7 +79,7 @@ pub(crate) fn run<P: Message>(
                 Dispatched::Done(outcome) => outcome,
                 Dispatched::Pending(future) => {
                     state.cell.core.set_in_handler(true);
-                    let outcome = Guarded(future).await;
+                    let outcome = Guarded::new(future).await;
                     state.cell.core.set_in_handler(false);
                     outcome
                 }

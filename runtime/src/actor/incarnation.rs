@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use crate::actor::context::ActorContext;
 use crate::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
-use crate::failure::{Failure, InvalidBehavior};
+use crate::failure::{CatchPanic, Failure, InvalidBehavior};
 use crate::message::Message;
 use crate::signal::Signal;
 use crate::supervision::Supervise;
@@ -105,7 +105,7 @@ impl<P: Message> Running<P> {
                 };
                 match catch_unwind(AssertUnwindSafe(call)) {
                     Ok(HandledKind::Ready(outcome)) => outcome,
-                    Ok(HandledKind::Pending(future)) => Guarded(future).await,
+                    Ok(HandledKind::Pending(future)) => Guarded::new(future).await,
                     Err(panic) => Err(Failure::from_panic(panic)),
                 }
             }
@@ -173,16 +173,20 @@ impl<P: Message> Running<P> {
 }
 
 /// A handler's future, with a panic in it turned into a failure.
-pub(crate) struct Guarded<'a, P: Message>(pub(crate) HandlerFuture<'a, P>);
+pub(crate) struct Guarded<'a, P: Message>(CatchPanic<HandlerFuture<'a, P>>);
+
+impl<'a, P: Message> Guarded<'a, P> {
+    pub(crate) fn new(future: HandlerFuture<'a, P>) -> Self {
+        Self(CatchPanic(future))
+    }
+}
 
 impl<P: Message> Future for Guarded<'_, P> {
     type Output = Result<Behavior<P>, Failure>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(panic) => Poll::Ready(Err(Failure::from_panic(panic))),
-        }
+        Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|outcome| outcome.unwrap_or_else(|panic| Err(Failure::from_panic(panic))))
     }
 }

@@ -402,7 +402,7 @@ impl<P: Message> BehaviorTestKit<P> {
         match self.running.dispatch(&mut self.ctx, message) {
             Dispatched::Same => Ok(Ok(crate::Behaviors::same())),
             Dispatched::Done(outcome) => Ok(outcome),
-            Dispatched::Pending(future) => Err(Guarded(future)),
+            Dispatched::Pending(future) => Err(Guarded::new(future)),
             // Only reachable after a stop, which `assert_alive` rules out.
             Dispatched::Nowhere(_) => Ok(Ok(crate::Behaviors::same())),
             Dispatched::Unhandled(_) => Ok(Ok(crate::Behaviors::unhandled())),

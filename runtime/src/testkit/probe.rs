@@ -132,20 +132,28 @@ impl<M: Message> TestProbe<M> {
     /// The next message, if one arrives within `within`; `Err` says how long it waited
     /// and whether the probe's actor is gone.
     async fn next(&mut self, within: Duration) -> Result<M, NotReceived> {
-        let started = Instant::now();
         let bound = self.bound(within);
-        match self.messages.try_recv() {
-            Ok(message) => return Ok(message),
-            Err(TryRecvError::Disconnected) => return Err(NotReceived::Stopped(Duration::ZERO)),
-            Err(TryRecvError::Empty) if bound.is_zero() => {
-                return Err(NotReceived::Timeout(Duration::ZERO));
-            }
-            Err(TryRecvError::Empty) => {}
-        }
-        match tokio::time::timeout(bound, self.messages.recv()).await {
-            Ok(Some(message)) => Ok(message),
-            Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
-            Err(_) => Err(NotReceived::Timeout(started.elapsed())),
+        receive(&mut self.messages, bound).await
+    }
+
+    /// Panic unless `got` is a timeout: silence was expected (`expected` says what
+    /// of), and `arrived` names what came instead.
+    fn expect_silence<T>(
+        &self,
+        expected: &str,
+        started: Instant,
+        got: Result<T, NotReceived>,
+        arrived: impl FnOnce(T) -> String,
+    ) {
+        match got {
+            Ok(item) => panic!(
+                "{}: expected {expected}, but {} arrived after {:?}",
+                self.actor.path(),
+                arrived(item),
+                started.elapsed()
+            ),
+            Err(NotReceived::Timeout(_)) => {}
+            Err(stopped) => self.fail(expected, stopped),
         }
     }
 
@@ -219,15 +227,9 @@ impl<M: Message> TestProbe<M> {
         M: fmt::Debug,
     {
         let started = Instant::now();
-        match self.next(within).await {
-            Ok(message) => panic!(
-                "{}: expected no message for {within:?}, but {message:?} arrived after {:?}",
-                self.actor.path(),
-                started.elapsed()
-            ),
-            Err(NotReceived::Timeout(_)) => {}
-            Err(stopped) => self.fail(&format!("no message for {within:?}"), stopped),
-        }
+        let got = self.next(within).await;
+        let expected = format!("no message for {within:?}");
+        self.expect_silence(&expected, started, got, |message| format!("{message:?}"));
     }
 
     /// The next `n` messages, which must all arrive within `within` (in total).
@@ -267,22 +269,8 @@ impl<M: Message> TestProbe<M> {
 
     /// The next end of a watched actor, if one comes within `within`.
     async fn next_termination(&mut self, within: Duration) -> Result<AnyActorRef, NotReceived> {
-        let started = Instant::now();
         let bound = self.bound(within);
-        match self.terminations.try_recv() {
-            Ok(actor) => Ok(actor),
-            Err(TryRecvError::Disconnected) => Err(NotReceived::Stopped(Duration::ZERO)),
-            Err(TryRecvError::Empty) if bound.is_zero() => {
-                Err(NotReceived::Timeout(Duration::ZERO))
-            }
-            Err(TryRecvError::Empty) => {
-                match tokio::time::timeout(bound, self.terminations.recv()).await {
-                    Ok(Some(actor)) => Ok(actor),
-                    Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
-                    Err(_) => Err(NotReceived::Timeout(started.elapsed())),
-                }
-            }
-        }
+        receive(&mut self.terminations, bound).await
     }
 
     /// Expect that `target`, watched with [`watch`](Self::watch), stops within
@@ -314,15 +302,28 @@ impl<M: Message> TestProbe<M> {
     /// terminates.
     pub async fn expect_no_termination(&mut self, within: Duration) {
         let started = Instant::now();
-        match self.next_termination(within).await {
-            Ok(actor) => panic!(
-                "{}: expected no Terminated for {within:?}, but Terminated({actor}) arrived after {:?}",
-                self.actor.path(),
-                started.elapsed()
-            ),
-            Err(NotReceived::Timeout(_)) => {}
-            Err(stopped) => self.fail(&format!("no Terminated for {within:?}"), stopped),
-        }
+        let got = self.next_termination(within).await;
+        let expected = format!("no Terminated for {within:?}");
+        self.expect_silence(&expected, started, got, |actor| {
+            format!("Terminated({actor})")
+        });
+    }
+}
+
+/// The next item on `channel` within `bound` (a bound of zero looks once); `Err`
+/// says how long it waited and whether the channel's sender, the probe's actor, is
+/// gone.
+async fn receive<T>(channel: &mut UnboundedReceiver<T>, bound: Duration) -> Result<T, NotReceived> {
+    let started = Instant::now();
+    match channel.try_recv() {
+        Ok(item) => Ok(item),
+        Err(TryRecvError::Disconnected) => Err(NotReceived::Stopped(Duration::ZERO)),
+        Err(TryRecvError::Empty) if bound.is_zero() => Err(NotReceived::Timeout(Duration::ZERO)),
+        Err(TryRecvError::Empty) => match tokio::time::timeout(bound, channel.recv()).await {
+            Ok(Some(item)) => Ok(item),
+            Ok(None) => Err(NotReceived::Stopped(started.elapsed())),
+            Err(_) => Err(NotReceived::Timeout(started.elapsed())),
+        },
     }
 }
 
