@@ -309,26 +309,42 @@ fn observing_parent(
     .into()
 }
 
-// S16: `ChildFailed` travels on the parent's system lane, ahead of user messages
-// already queued; the parent's handler sees it, and then the parent's own
-// supervision decides (here: restart, which keeps the queued messages for the new
-// incarnation).
-#[tapio::test(start_paused = true)]
-async fn child_failed_overtakes_queued_messages_and_is_seen(system: ActorSystem) {
-    let mut log = TestProbe::<String>::new(&system);
-    let mut workers = TestProbe::<ActorRef<String>>::new(&system);
+/// A desk at `/user/desk` whose worker is ready: the log, the probe that is told of
+/// each worker the desk builds, the desk, and its first worker.
+async fn desk(
+    system: &ActorSystem,
+    strategy: SupervisorStrategy,
+) -> (
+    TestProbe<String>,
+    TestProbe<ActorRef<String>>,
+    ActorRef<DeskMsg>,
+    ActorRef<String>,
+) {
+    let mut log = TestProbe::<String>::new(system);
+    let mut workers = TestProbe::<ActorRef<String>>::new(system);
     let parent = system
         .spawn(
             observing_parent(
                 log.actor_ref().clone(),
                 workers.actor_ref().clone(),
-                SupervisorStrategy::restart().into(),
+                strategy,
             ),
             "desk",
         )
         .unwrap();
     assert_eq!(log.expect_message(SECOND).await, "/user/desk/worker ready");
     let worker = workers.expect_message(SECOND).await;
+    (log, workers, parent, worker)
+}
+
+// S16: `ChildFailed` travels on the parent's system lane, ahead of user messages
+// already queued; the parent's handler sees it, and then the parent's own
+// supervision decides (here: restart, which keeps the queued messages for the new
+// incarnation).
+#[tapio::test(start_paused = true)]
+async fn child_failed_overtakes_queued_messages_and_is_seen(system: ActorSystem) {
+    let (mut log, _workers, parent, worker) =
+        desk(&system, SupervisorStrategy::restart().into()).await;
     let (open, gate) = tokio::sync::watch::channel(false);
     parent.tell(Hold(gate));
     parent.tell(Note("queued first"));
@@ -363,20 +379,7 @@ async fn child_failed_overtakes_queued_messages_and_is_seen(system: ActorSystem)
 // state and goes on, and the child that escalated stays stopped.
 #[tapio::test(start_paused = true)]
 async fn a_parent_can_absorb_an_escalation(system: ActorSystem) {
-    let mut log = TestProbe::<String>::new(&system);
-    let mut workers = TestProbe::<ActorRef<String>>::new(&system);
-    let parent = system
-        .spawn(
-            observing_parent(
-                log.actor_ref().clone(),
-                workers.actor_ref().clone(),
-                SupervisorStrategy::resume(),
-            ),
-            "desk",
-        )
-        .unwrap();
-    assert_eq!(log.expect_message(SECOND).await, "/user/desk/worker ready");
-    let worker = workers.expect_message(SECOND).await;
+    let (mut log, mut workers, parent, worker) = desk(&system, SupervisorStrategy::resume()).await;
     log.watch(&parent);
     worker.tell(String::new());
     assert_eq!(
