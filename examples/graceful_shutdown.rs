@@ -11,10 +11,11 @@
 //! Shutdown is bottom-up, and the whole tree races one deadline rather than one per
 //! actor, so the worst case follows `shutdown_timeout` instead of the depth of the
 //! tree. Each actor sees `PostStop` after its children have seen theirs, so a pool
-//! outlives the connections still handing work back to it. `PostStop` is best effort:
-//! an actor still stuck in a handler when the deadline passes is cancelled and never
-//! sees it. Release what must be released there, but do not make correctness depend
-//! on it.
+//! outlives the connections still handing work back to it. An `async` handler that
+//! awaits is interrupted by the stop; an actor still stuck in a handler when the
+//! deadline passes (one blocking its thread) is cancelled and never sees `PostStop`,
+//! while every idle actor still does. Release what must be released there, but do not
+//! make correctness depend on it.
 //!
 //! The example runs on a current-thread runtime, so the two connections answer in the
 //! order they were asked, and the output is the same on every run.

@@ -88,6 +88,21 @@ pub enum SystemError {
     },
 }
 
+/// Returned by [`ActorSystem::stop`](crate::ActorSystem::stop) for an actor that is
+/// not a top-level actor of that system.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{target} is not a top-level actor of the system {system:?}: the system stops only \
+     children of /user; stop a deeper actor from its parent (`ctx.stop`), or send it a \
+     message that makes it stop itself"
+)]
+pub struct NotTopLevel {
+    /// The actor that was to be stopped.
+    pub target: ActorPath,
+    /// The system asked to stop it.
+    pub system: String,
+}
+
 /// Returned by `ctx.stop` for an actor that is not a child of the caller.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

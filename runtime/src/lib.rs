@@ -72,7 +72,25 @@
 //!
 //! A system runs on the tokio runtime it is built in (multi-threaded or
 //! current-thread): one task per actor. Handlers may be `async`; while one awaits,
-//! its actor reads nothing else. Futures of `async` handlers must be `Send`.
+//! its actor takes no other message, but still reads its system lane. Futures of
+//! `async` handlers must be `Send`.
+//!
+//! ## Cancel safety of handlers
+//!
+//! An `async` handler can be stopped where it awaits. A stop (`ctx.stop` from the
+//! parent, the parent stopping or restarting, [`ActorSystem::stop`], termination)
+//! or an escalation from one of the actor's children drops the handler's future at
+//! its current `.await`: the rest of the handler never runs, its locals are dropped
+//! (a drop guard runs), and the message it was handling is not handled again. Then
+//! the actor stops (and sees `PostStop`) or its supervision decides on the
+//! escalation. Write an `async` handler so that being dropped at any `.await` leaves
+//! the actor's state usable, as with any future tokio may cancel: keep a change that
+//! spans an `.await` in a local until it is complete. A watch, or a watched actor's
+//! `Terminated`, waits until the handler is done.
+//!
+//! A synchronous handler cannot be interrupted: a stop that comes while it runs
+//! takes effect when it returns. `PreRestart` and `PostStop` handlers run to their
+//! end; only the shutdown deadline cuts them short.
 
 #![doc(test(attr(deny(warnings))))]
 
@@ -102,7 +120,7 @@ pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
-pub use crate::error::{InvalidName, NotAChild, SpawnError, SystemError};
+pub use crate::error::{InvalidName, NotAChild, NotTopLevel, SpawnError, SystemError};
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};

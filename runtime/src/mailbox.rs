@@ -64,6 +64,13 @@ pub(crate) const IN_HANDLER: u8 = 2;
 pub(crate) const STOPPING: u8 = 4;
 /// Set when the task was dropped before it ever ran: its runtime had shut down.
 pub(crate) const NEVER_RAN: u8 = 8;
+/// Set while the cell waits for something to do (its task returned `Pending` outside
+/// every handler); cleared when it runs again. An actor that is neither parked nor
+/// idle in an `async` handler is running a synchronous handler.
+pub(crate) const PARKED: u8 = 16;
+/// Set by the shutdown deadline on an actor it gave up on: still in a handler when the
+/// deadline passed. Its parent no longer waits for it, only for its children.
+pub(crate) const ABANDONED: u8 = 32;
 
 #[derive(Debug, Default)]
 struct SystemQueue {
@@ -134,6 +141,15 @@ impl SystemLane {
     /// Whether one of the cell's own bits is set.
     pub(crate) fn has_flag(&self, flag: u8) -> bool {
         self.flags.load(Ordering::Acquire) & flag != 0
+    }
+
+    /// Clear `PARKED`: the cell runs again. A plain load first, so the message path
+    /// pays for the write only once per wake-up, not once per message.
+    #[inline(always)]
+    pub(crate) fn unpark(&self) {
+        if self.flags.load(Ordering::Relaxed) & PARKED != 0 {
+            self.flags.fetch_and(!PARKED, Ordering::Release);
+        }
     }
 
     /// Whether the lane has closed: the actor has stopped.

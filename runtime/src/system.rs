@@ -21,7 +21,7 @@ use crate::actor::{
     ActorPath, ActorRef, Address, AnonymousName, AnyActorRef, AnyCell, CellCore, Parent,
 };
 use crate::behavior::{Behaviors, IntoBehavior};
-use crate::error::{SpawnError, SystemError};
+use crate::error::{NotTopLevel, SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
 use crate::mailbox::SystemMessage;
@@ -329,6 +329,51 @@ impl ActorSystem {
         spawn::spawn_child(&guardian, behavior.into_behavior(), ChildName::Anonymous)
     }
 
+    /// Stop a top-level actor (one spawned with [`spawn`](Self::spawn) or
+    /// [`spawn_anonymous`](Self::spawn_anonymous)) from outside the tree. It stops
+    /// as if its parent had stopped it: its children first, then its `PostStop`; an
+    /// `async` handler it awaits is interrupted. Takes a typed or an untyped ref.
+    /// Stopping one that has stopped already does nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`NotTopLevel`] for an actor that is not a child of this system's `/user`
+    /// (a deeper actor, a probe, or an actor of another system).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let system = ActorSystem::new("stopping")?;
+    /// let worker = system.spawn(Behaviors::ignore::<u64>(), "worker")?;
+    /// system.stop(&worker)?;
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn stop(&self, actor: impl Into<AnyActorRef>) -> Result<(), NotTopLevel> {
+        let actor = actor.into();
+        let refused = || NotTopLevel {
+            target: actor.path().clone(),
+            system: self.name().to_owned(),
+        };
+        let core = actor.core();
+        let ours = Arc::ptr_eq(core.system(), &self.shared);
+        // Its parent is `/user`: named "user", one level below the root.
+        let top_level = matches!(core.parent(), Parent::Cell(parent)
+            if parent.path().name() == "user"
+                && parent.path().parent().is_some_and(|root| root.parent().is_none()));
+        if !ours || !top_level {
+            return Err(refused());
+        }
+        // Refused by a closed lane: it has stopped already.
+        let _ = actor.send_system(SystemMessage::Stop);
+        Ok(())
+    }
+
     /// Spawn one of the runtime's own actors under `/system`.
     pub(crate) fn spawn_system_actor<P, B>(
         &self,
@@ -372,18 +417,44 @@ impl ActorSystem {
     /// Stop every actor, bottom-up, and wait until that is done.
     ///
     /// `/user` stops first, then `/system`. Every actor sees `PostStop` after all of
-    /// its children have seen theirs. The whole tree races one deadline,
-    /// [`Settings::shutdown_timeout`]; a handler still running when it passes is
-    /// cancelled and may never see `PostStop`. Calling it again, or after an
-    /// escalation terminated the system, waits for the same end.
+    /// its children have seen theirs; an `async` handler that awaits is dropped where
+    /// it awaits (see the crate docs, "Cancel safety of handlers"). The whole tree
+    /// races one deadline, [`Settings::shutdown_timeout`]: an actor still running a
+    /// handler when it passes (a synchronous one, or a `PostStop` that awaits) is
+    /// cancelled and may never see `PostStop`; its parent stops waiting for it, and
+    /// every other actor still sees its own, children before parents. Calling it
+    /// again, or after an escalation terminated the system, waits for the same end.
+    ///
+    /// Termination begins when this is called, not when the future is first polled,
+    /// so synchronous code (a `Drop`, a signal handler, a callback) can start it and
+    /// never wait: `let _ = system.terminate();` terminates the system. Await the
+    /// future, or [`when_terminated`](Self::when_terminated), to wait for the end.
     ///
     /// # Cancel safety
     ///
     /// Termination runs in a task of its own: dropping this future stops only the
     /// waiting, not the shutdown.
-    pub async fn terminate(&self) {
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tapio::SystemError> {
+    /// let system = tapio::ActorSystem::new("sync-stop")?;
+    /// let _ = system.terminate(); // from code that cannot await: it has begun
+    /// assert!(system.is_terminating());
+    /// system.when_terminated().await.ok();
+    /// assert_eq!(system.live_actors(), 0);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use = "termination has begun already; await this future to wait until every actor has stopped"]
+    pub fn terminate(&self) -> impl Future<Output = ()> + Send + 'static {
         self.shared.begin_termination();
-        let _ = self.when_terminated().await;
+        let system = self.clone();
+        async move {
+            let _ = system.when_terminated().await;
+        }
     }
 
     /// Wait until the system has terminated.
@@ -465,7 +536,8 @@ impl SystemShared {
         self.live_cells.fetch_add(1, Ordering::AcqRel);
     }
 
-    pub(crate) fn cell_dropped(&self) {
+    /// An actor has ended: it no longer counts as live.
+    pub(crate) fn cell_ended(&self) {
         self.live_cells.fetch_sub(1, Ordering::AcqRel);
     }
 
@@ -606,27 +678,54 @@ impl SystemShared {
         let deadline = now
             .checked_add(self.settings.shutdown_timeout)
             .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 100));
-        let graceful = tokio::time::timeout_at(deadline, async {
+        let stop_both = async {
             let _ = guardians.user.send_system(SystemMessage::Stop);
             let _ = stopped.wait_for(|s| s & USER_STOPPED != 0).await;
             let _ = guardians.system.send_system(SystemMessage::Stop);
             let _ = stopped.wait_for(|s| s & SYSTEM_STOPPED != 0).await;
-        })
-        .await;
-        if graceful.is_err() {
+        };
+        let mut stop_both = std::pin::pin!(stop_both);
+        if tokio::time::timeout_at(deadline, stop_both.as_mut())
+            .await
+            .is_err()
+        {
             tracing::warn!(
                 timeout = ?self.settings.shutdown_timeout,
-                "the actor tree did not stop within the shutdown timeout; cancelling what is left"
+                "the actor tree did not stop within the shutdown timeout; cancelling the actors still in a handler"
             );
             let mut cancelled = Vec::new();
-            cancel_tree(&guardians.user, &mut cancelled);
-            cancel_tree(&guardians.system, &mut cancelled);
+            // Give up on the actors still running a handler; every other one goes on
+            // stopping, children before parents, and sees `PostStop`. A `PostStop`
+            // that hangs in its turn is given up on at the next round; a round in
+            // which nothing ended and nothing new was given up on cancels the rest.
+            let mut live = usize::MAX;
+            loop {
+                let abandoned = abandon_busy(&guardians.user, &mut cancelled)
+                    + abandon_busy(&guardians.system, &mut cancelled);
+                let now_live = self.live_cells.load(Ordering::Acquire);
+                if abandoned == 0 && now_live >= live {
+                    tracing::warn!(
+                        "actors past the shutdown deadline make no progress; cancelling what is left"
+                    );
+                    cancel_tree(&guardians.user, &mut cancelled);
+                    cancel_tree(&guardians.system, &mut cancelled);
+                    guardians.user_task.abort();
+                    guardians.system_task.abort();
+                    break;
+                }
+                live = now_live;
+                let round = tokio::time::Instant::now() + PAST_DEADLINE_ROUND;
+                if tokio::time::timeout_at(round, stop_both.as_mut())
+                    .await
+                    .is_ok()
+                {
+                    break;
+                }
+            }
             *self
                 .cancelled
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
-            guardians.user_task.abort();
-            guardians.system_task.abort();
         }
         *self.guardians() = None;
     }
@@ -650,6 +749,43 @@ pub(crate) struct Cancelled {
     pub(crate) in_handler: bool,
 }
 
+/// How long termination waits, past the deadline, for the actors that still stop
+/// before it looks again for ones stuck in a handler.
+const PAST_DEADLINE_ROUND: Duration = Duration::from_millis(20);
+
+/// Give up on every actor below `root` still running a handler (or awaiting one): its
+/// task is cancelled, its parent stops waiting for it, and its children, which it may
+/// never have told, are told to stop. Returns how many were given up on this time.
+fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
+    let entries: Vec<(AnyActorRef, Option<AbortHandle>)> = root
+        .core()
+        .children()
+        .entries()
+        .map(|entry| (entry.child.clone(), entry.abort.clone()))
+        .collect();
+    let mut count = 0;
+    for (child, abort) in entries {
+        let core = child.core();
+        if !core.is_abandoned() && !core.lane().is_closed() && core.is_busy() {
+            core.set_abandoned();
+            cancelled.push(Cancelled {
+                path: child.path().clone(),
+                in_handler: true,
+            });
+            for grandchild in core.children().refs() {
+                let _ = grandchild.send_system(SystemMessage::Stop);
+            }
+            if let Some(abort) = abort {
+                abort.abort();
+            }
+            let _ = root.send_system(SystemMessage::ChildTerminated);
+            count += 1;
+        }
+        count += abandon_busy(&child, cancelled);
+    }
+    count
+}
+
 /// Cancel every task below `root`, deepest first, empty the child tables, and list
 /// the actors cancelled.
 fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
@@ -663,10 +799,12 @@ fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
                 let _ = entry.child.send_system(SystemMessage::Stop);
             }
         }
-        cancelled.push(Cancelled {
-            path: entry.child.path().clone(),
-            in_handler: entry.child.core().is_in_handler(),
-        });
+        if !entry.child.core().is_abandoned() {
+            cancelled.push(Cancelled {
+                path: entry.child.path().clone(),
+                in_handler: entry.child.core().is_busy(),
+            });
+        }
     }
 }
 

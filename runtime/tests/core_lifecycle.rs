@@ -97,15 +97,20 @@ pub struct Wedge(pub ActorRef<&'static str>);
 
 #[actor]
 impl Wedged {
-    async fn wedge(&mut self, Wedge(entered): Wedge) {
+    fn wedge(&mut self, Wedge(entered): Wedge) {
         entered.tell(self.name);
-        std::future::pending::<()>().await;
     }
 
+    /// A stop interrupts an `async` message handler, but `PostStop` runs to its end:
+    /// only the shutdown deadline cuts it short.
     #[signal]
-    fn on_signal(&mut self, signal: &Signal) {
+    async fn on_signal(&mut self, signal: &Signal) {
         if *signal == Signal::PostStop {
-            self.log.tell(format!("{} closed", self.name));
+            if self.name == "idle" {
+                self.log.tell(format!("{} closed", self.name));
+            } else {
+                std::future::pending::<()>().await;
+            }
         }
     }
 }
@@ -131,9 +136,9 @@ fn wedged_chain(
     })
 }
 
-// S19: the whole tree races one deadline, not one per level: three nested wedged
-// actors cost one `shutdown_timeout`, not three. The wedged ones are cancelled and
-// miss `PostStop`; an idle sibling still sees its own.
+// S19: the whole tree races one deadline, not one per level: three nested actors
+// whose `PostStop` never ends cost one `shutdown_timeout`, not three. The wedged ones
+// are cancelled and miss the end of `PostStop`; an idle sibling still sees its own.
 #[tokio::test(start_paused = true)]
 async fn one_deadline_for_the_whole_tree() {
     let observer = ActorSystem::new("observer").unwrap();
@@ -225,4 +230,112 @@ async fn stopping_an_actor_that_is_not_a_child_is_refused(system: ActorSystem) {
         "/user/stranger is not a child of /user/meddler: an actor can stop only its own \
          children; send the target a message that makes it stop itself instead"
     );
+}
+
+// The system stops a top-level actor from outside the tree, typed or untyped, as its
+// parent would: children first, then its `PostStop`; a second stop does nothing.
+#[tapio::test(start_paused = true)]
+async fn the_system_stops_a_top_level_actor(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let top = system
+        .spawn(node("top".into(), 1, 2, log.actor_ref().clone()), "top")
+        .unwrap();
+    log.watch(&top);
+    system.stop(&top).unwrap();
+    let order = log.receive_messages(3, SECOND).await;
+    assert_eq!(order.last().map(String::as_str), Some("top"));
+    assert_children_first(&order);
+    log.expect_terminated(&top, SECOND).await;
+    // Stopped already: nothing to do, and no error.
+    system.stop(&top).unwrap();
+    let untyped = system
+        .spawn(node("other".into(), 0, 0, log.actor_ref().clone()), "other")
+        .unwrap()
+        .erase();
+    system.stop(&untyped).unwrap();
+    assert_eq!(log.expect_message(SECOND).await, "other");
+}
+
+// Bad input: the system refuses to stop what is not one of its top-level actors,
+// with a typed error that says what to do instead.
+#[tapio::test(start_paused = true)]
+async fn the_system_refuses_to_stop_what_is_not_top_level(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let (report, mut children) = tokio::sync::mpsc::unbounded_channel::<AnyActorRef>();
+    system
+        .spawn(
+            Behaviors::setup(move |ctx| {
+                ctx.spawn(Behaviors::ignore::<u64>(), "deep").unwrap();
+                for child in ctx.children() {
+                    report.send(child).unwrap();
+                }
+                Behaviors::ignore::<u64>()
+            }),
+            "parent",
+        )
+        .unwrap();
+    let deep = children.recv().await.unwrap();
+    let refused = system.stop(&deep).unwrap_err();
+    assert_eq!(refused.target.to_string(), "/user/parent/deep");
+    assert_eq!(
+        refused.to_string(),
+        "/user/parent/deep is not a top-level actor of the system \
+         \"the_system_refuses_to_stop_what_is_not_top_level\": the system stops only \
+         children of /user; stop a deeper actor from its parent (`ctx.stop`), or \
+         send it a message that makes it stop itself"
+    );
+    // A probe lives under `/system`.
+    assert!(system.stop(log.actor_ref()).is_err());
+    // An actor of another system.
+    let other = ActorSystem::new("other").unwrap();
+    let stranger = other.spawn(Behaviors::ignore::<u64>(), "stranger").unwrap();
+    assert!(system.stop(&stranger).is_err());
+    other.terminate().await;
+    log.expect_no_message(Duration::from_millis(10)).await;
+}
+
+// A parent stops a child it found by name: `ctx.child` gives an untyped ref, and
+// `ctx.stop` takes it.
+#[tapio::test(start_paused = true)]
+async fn a_parent_stops_a_child_found_by_name(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let log_ref = log.actor_ref().clone();
+    let parent = system
+        .spawn(
+            Behaviors::setup(move |ctx| {
+                ctx.spawn(node("found".into(), 0, 0, log_ref.clone()), "found")
+                    .unwrap();
+                let log = log_ref.clone();
+                Behaviors::receive(move |ctx, name: String| {
+                    let child = ctx.child(&name).unwrap();
+                    ctx.stop(&child).unwrap();
+                    log.tell(format!("stopping {}", child.path()));
+                })
+            }),
+            "parent",
+        )
+        .unwrap();
+    parent.tell(String::from("found"));
+    assert_eq!(
+        log.receive_messages(2, SECOND).await,
+        ["stopping /user/parent/found", "found"]
+    );
+}
+
+// Synchronous code starts termination: `terminate()` begins when called, so dropping
+// its future unawaited still terminates the system.
+#[tokio::test(start_paused = true)]
+async fn terminate_begins_when_called_not_when_awaited() {
+    let observer = ActorSystem::new("observer").unwrap();
+    let mut log = TestProbe::<String>::new(&observer);
+    let system = ActorSystem::new("dropped-future").unwrap();
+    system
+        .spawn(node("only".into(), 0, 0, log.actor_ref().clone()), "only")
+        .unwrap();
+    drop(system.terminate());
+    assert!(system.is_terminating());
+    assert_eq!(log.expect_message(SECOND).await, "only");
+    system.when_terminated().await.unwrap();
+    assert_eq!(system.live_actors(), 0);
+    observer.terminate().await;
 }

@@ -13,7 +13,7 @@
 //! run as boxed futures when they happen, and the state they need lives in a box
 //! that most actors never allocate.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -79,9 +79,19 @@ pub(crate) fn run<P: Message>(
                 Dispatched::Done(outcome) => outcome,
                 Dispatched::Pending(future) => {
                     state.cell.core.set_in_handler(true);
-                    let outcome = Guarded::new(future).await;
+                    let awaited =
+                        interruptible(Guarded::new(future), &state.cell, &mut state.rare, true)
+                            .await;
                     state.cell.core.set_in_handler(false);
-                    outcome
+                    match awaited {
+                        Awaited::Done(outcome) => outcome,
+                        // The handler's future is gone; what interrupted it is next.
+                        Awaited::Interrupted(message) => {
+                            let rare = state.rare.get_or_insert_with(Rare::boxed);
+                            rare.held.push_front(message);
+                            continue;
+                        }
+                    }
                 }
                 Dispatched::Nowhere(message) => {
                     undeliverable(&state.cell, message, DeadLetterReason::RecipientStopped);
@@ -151,6 +161,10 @@ struct Rare<P: Message> {
     /// Children with a uid below this belong to an incarnation a restart replaced:
     /// a failure they escalate late is no business of the current one.
     children_since: u64,
+    /// System messages that came while an `async` handler ran and need the
+    /// behavior (a watched actor's end, a watch to start), or that interrupted it:
+    /// read before the system lane, in the order they came.
+    held: VecDeque<SystemMessage>,
 }
 
 impl<P: Message> Rare<P> {
@@ -165,6 +179,7 @@ impl<P: Message> Rare<P> {
             backoff: None,
             escalate: None,
             children_since: 0,
+            held: VecDeque::new(),
         })
     }
 }
@@ -239,12 +254,36 @@ impl<P: Message> CellState<P> {
     }
 
     /// Deliver a signal to the running incarnation, marking the cell as inside a
-    /// handler while an `async` signal handler runs.
+    /// handler while an `async` signal handler runs. `PreRestart` and `PostStop`
+    /// run to their end (only the shutdown deadline cuts them short).
     async fn signal(&mut self, signal: Signal) -> Result<Behavior<P>, Failure> {
         self.cell.core.set_in_handler(true);
         let outcome = self.running.signal(&mut self.ctx, signal).await;
         self.cell.core.set_in_handler(false);
         outcome
+    }
+
+    /// Deliver a signal that a stop or an escalation may interrupt, as it may a
+    /// message's handler: `None` when it was interrupted (what interrupted it is
+    /// held, to be read next).
+    async fn interruptible_signal(
+        &mut self,
+        signal: Signal,
+    ) -> Option<Result<Behavior<P>, Failure>> {
+        // A second escalation waits for the handler of the first.
+        let escalations_interrupt = !matches!(signal, Signal::ChildFailed(_));
+        self.cell.core.set_in_handler(true);
+        let handler = self.running.signal(&mut self.ctx, signal);
+        let awaited =
+            interruptible(handler, &self.cell, &mut self.rare, escalations_interrupt).await;
+        self.cell.core.set_in_handler(false);
+        match awaited {
+            Awaited::Done(outcome) => Some(outcome),
+            Awaited::Interrupted(message) => {
+                self.rare().held.push_front(message);
+                None
+            }
+        }
     }
 
     /// Open what `poll_event` produced: a message (a timer's tick becomes its
@@ -266,6 +305,12 @@ impl<P: Message> CellState<P> {
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<Envelope<P>, Slow>> {
+        self.cell.core.lane().unpark();
+        if let Some(rare) = &mut self.rare
+            && let Some(message) = rare.held.pop_front()
+        {
+            return Poll::Ready(Err(Slow::System(Box::new(message))));
+        }
         if let Some(message) = self.cell.core.lane().pop() {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
@@ -286,7 +331,7 @@ impl<P: Message> CellState<P> {
                     .rare
                     .as_ref()
                     .is_none_or(|rare| rare.restart_stops_children);
-                if !waits_for_children || self.cell.core.children().is_empty() {
+                if !waits_for_children || self.cell.core.children_settled() {
                     let over = match self.rare.as_mut().and_then(|rare| rare.backoff.as_mut()) {
                         None => true,
                         // Registers the task with the timer when it has not elapsed.
@@ -298,7 +343,7 @@ impl<P: Message> CellState<P> {
                 }
             }
             Phase::Stopping | Phase::Finished => {
-                if self.cell.core.children().is_empty() {
+                if self.cell.core.children_settled() {
                     return Poll::Ready(Err(Slow::Finish));
                 }
             }
@@ -317,6 +362,7 @@ impl<P: Message> CellState<P> {
             self.receiver = Some(receiver);
             cx.waker().wake_by_ref();
         }
+        self.cell.core.set_parked();
         Poll::Pending
     }
 
@@ -370,7 +416,9 @@ impl<P: Message> CellState<P> {
                     return;
                 }
                 let terminated = Signal::Terminated(Terminated::new(actor.clone()));
-                let outcome = self.signal(terminated).await;
+                let Some(outcome) = self.interruptible_signal(terminated).await else {
+                    return;
+                };
                 let failure = match outcome {
                     Ok(next) if next.is_unhandled() => Some(Failure::new(DeathPact { actor })),
                     outcome => self.apply(outcome),
@@ -404,9 +452,10 @@ impl<P: Message> CellState<P> {
                 }
                 // The handler sees the escalation; supervision decides on it.
                 let seen = Signal::ChildFailed(ChildFailed::new(child, failure.clone()));
-                let failure = match self.signal(seen).await {
-                    Err(own) => own,
-                    Ok(_) => failure,
+                let failure = match self.interruptible_signal(seen).await {
+                    None => return,
+                    Some(Err(own)) => own,
+                    Some(Ok(_)) => failure,
                 };
                 self.fail(failure).await;
             }
@@ -568,7 +617,10 @@ impl<P: Message> CellState<P> {
 
     /// Every child has stopped: `PostStop`, then tell the watchers and the parent.
     async fn finish(&mut self) {
-        if let Err(failure) = self.signal(Signal::PostStop).await {
+        // Given up on at the shutdown deadline: its parent has gone on without it, so
+        // a `PostStop` now would come after its parent's.
+        let abandoned = self.cell.core.is_abandoned();
+        if !abandoned && let Err(failure) = self.signal(Signal::PostStop).await {
             tracing::warn!(error = %failure, "PostStop handler failed");
         }
         self.running = Running::Idle;
@@ -599,14 +651,25 @@ impl<P: Message> CellState<P> {
         }
         let mut escalate = None;
         if let Some(rare) = self.rare.take() {
-            for watcher in rare.watchers {
+            let held_watchers = rare.held.into_iter().filter_map(|message| match message {
+                SystemMessage::Watch(watcher) => Some(watcher),
+                _ => None,
+            });
+            for watcher in rare.watchers.into_iter().chain(held_watchers) {
                 let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
             }
             escalate = rare.escalate;
         }
+        // The actor counts as live until here, so whoever learns of its end below
+        // (its parent, and through it `terminate`) sees the count without it.
+        core.system().cell_ended();
         match core.parent() {
             Parent::Cell(parent) => {
-                parent.core().children().remove(&me);
+                // One the deadline gave up on stays listed while children of its own
+                // are still stopping: its parent waits for them.
+                if !core.is_abandoned() || core.children().is_empty() {
+                    parent.core().children().remove(&me);
+                }
                 let message = match escalate {
                     Some(failure) => SystemMessage::ChildFailed {
                         child: me.clone(),
@@ -615,6 +678,7 @@ impl<P: Message> CellState<P> {
                     None => SystemMessage::ChildTerminated,
                 };
                 let _ = parent.send_system(message);
+                wake_waiting_ancestor(parent);
             }
             Parent::System => core.system().guardian_stopped(core.path()),
         }
@@ -634,8 +698,86 @@ impl<P: Message> Drop for CellState<P> {
             // reads, no timer runs on, and watchers and parent still hear of the end.
             self.tell_the_end();
         }
-        self.cell.core.system().cell_dropped();
     }
+}
+
+/// When `parent` was abandoned at the shutdown deadline, it reads nothing any more:
+/// wake its nearest ancestor that still waits, which may now be settled.
+fn wake_waiting_ancestor(parent: &AnyActorRef) {
+    let mut above = parent.clone();
+    while above.core().is_abandoned() {
+        let Parent::Cell(next) = above.core().parent() else {
+            return;
+        };
+        let next = next.clone();
+        if !next.core().is_abandoned() {
+            let _ = next.send_system(SystemMessage::ChildTerminated);
+            return;
+        }
+        above = next;
+    }
+}
+
+/// What awaiting an `async` handler came to.
+enum Awaited<P: Message> {
+    /// The handler finished.
+    Done(Result<Behavior<P>, Failure>),
+    /// A stop, or a child's escalation, came first: the handler's future was dropped
+    /// at the point where it awaited, and this is what came.
+    Interrupted(SystemMessage),
+}
+
+/// Await `handler` while still reading the actor's system lane, so that an `async`
+/// handler cannot hold off its actor's stop.
+///
+/// A `Stop` (from `ctx.stop`, the parent stopping or restarting, or termination)
+/// drops the handler's future where it awaits, and so does a current child's
+/// escalation when `escalations_interrupt` (the escalation is the actor's own
+/// failure: supervision decides on it at once). A child's end needs nothing from the
+/// behavior and is dropped here; anything else (a watch, a watched actor's end) is
+/// held and read after the handler, in the order it came.
+async fn interruptible<P: Message>(
+    handler: impl Future<Output = Result<Behavior<P>, Failure>>,
+    cell: &LocalCell<P>,
+    rare: &mut Option<Box<Rare<P>>>,
+    escalations_interrupt: bool,
+) -> Awaited<P> {
+    let mut handler = std::pin::pin!(handler);
+    poll_fn(|cx| {
+        if let Poll::Ready(outcome) = handler.as_mut().poll(cx) {
+            return Poll::Ready(Awaited::Done(outcome));
+        }
+        loop {
+            let lane = cell.core.lane();
+            let message = match lane.pop() {
+                Some(message) => message,
+                None => {
+                    // Register, then look once more: a push between the two looks
+                    // wakes the task.
+                    cell.core.waker().register(cx.waker());
+                    match lane.pop() {
+                        Some(message) => message,
+                        None => return Poll::Pending,
+                    }
+                }
+            };
+            match message {
+                SystemMessage::Stop => return Poll::Ready(Awaited::Interrupted(message)),
+                SystemMessage::ChildFailed { ref child, .. } if escalations_interrupt => {
+                    let stale = rare
+                        .as_ref()
+                        .is_some_and(|rare| child.uid() < rare.children_since);
+                    if !stale {
+                        return Poll::Ready(Awaited::Interrupted(message));
+                    }
+                    rare.get_or_insert_with(Rare::boxed).held.push_back(message);
+                }
+                SystemMessage::ChildTerminated => {}
+                message => rare.get_or_insert_with(Rare::boxed).held.push_back(message),
+            }
+        }
+    })
+    .await
 }
 
 /// A message no incarnation took becomes a dead letter.

@@ -171,14 +171,34 @@ impl<P: Message> ActorContext<P> {
     }
 
     /// Stop a child. It stops its own children first, sees `PostStop`, and then its
-    /// name is free again. To stop this actor itself, return
+    /// name is free again; an `async` handler it awaits is interrupted. Takes a typed
+    /// ref, or an untyped one as [`child`](Self::child) and
+    /// [`children`](Self::children) return. To stop this actor itself, return
     /// [`Behaviors::stopped`](crate::Behaviors::stopped).
     ///
     /// # Errors
     ///
     /// [`NotAChild`] if `child` is not a live child of this actor.
-    pub fn stop<Q: Message>(&mut self, child: &ActorRef<Q>) -> Result<(), NotAChild> {
-        let child = child.erase();
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// // A parent that stops the child it finds by name.
+    /// let parent: Behavior<String> = Behaviors::setup(|ctx| {
+    ///     ctx.spawn(Behaviors::ignore::<u64>(), "worker").ok();
+    ///     Behaviors::receive(|ctx, name: String| {
+    ///         if let Some(child) = ctx.child(&name) {
+    ///             ctx.stop(&child)?;
+    ///         }
+    ///         Ok::<_, tapio::NotAChild>(())
+    ///     })
+    /// });
+    /// # let _ = parent;
+    /// ```
+    pub fn stop(&mut self, child: impl Into<AnyActorRef>) -> Result<(), NotAChild> {
+        let child = child.into();
         let caller = self.path().clone();
         if let Some(recorder) = self.recorder() {
             return recorder.stop(&child, caller);

@@ -9,7 +9,7 @@ use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnyActorRef};
-use crate::mailbox::{IN_HANDLER, STOPPING, SystemLane};
+use crate::mailbox::{ABANDONED, IN_HANDLER, PARKED, STOPPING, SystemLane};
 use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
@@ -100,6 +100,25 @@ impl Children {
         self.table.as_ref().is_none_or(|t| t.by_uid.is_empty())
     }
 
+    /// The listed children if every one of them was abandoned at the shutdown
+    /// deadline, `None` if any is still to be waited for.
+    fn all_abandoned(&self) -> Option<Vec<AnyActorRef>> {
+        let Some(table) = &self.table else {
+            return Some(Vec::new());
+        };
+        table
+            .by_uid
+            .values()
+            .map(|entry| {
+                entry
+                    .child
+                    .core()
+                    .is_abandoned()
+                    .then(|| entry.child.clone())
+            })
+            .collect()
+    }
+
     /// Keep the handle that cancels the task of the child with `uid`, if it is still
     /// listed.
     pub(crate) fn set_abort(&mut self, uid: u64, abort: AbortHandle) {
@@ -164,6 +183,11 @@ impl Children {
         self.refs()
     }
 
+    /// The listed children's entries, oldest first.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &ChildEntry> {
+        self.table.iter().flat_map(|t| t.by_uid.values())
+    }
+
     /// Take every entry out (used when the system gives up on a tree at its deadline).
     pub(crate) fn drain(&mut self) -> Vec<ChildEntry> {
         self.closed = true;
@@ -181,12 +205,15 @@ impl CellCore {
         system: Arc<SystemShared>,
         parent: Parent,
     ) -> Self {
+        let lane = SystemLane::default();
+        // A task that has not run yet is waiting for its turn, not busy.
+        lane.set_flag(PARKED, true);
         Self {
             path,
             uid,
             system: ActorSystem::from_shared(system),
             parent,
-            lane: SystemLane::default(),
+            lane,
             waker: AtomicWaker::new(),
             children: Mutex::new(Children::default()),
         }
@@ -229,6 +256,36 @@ impl CellCore {
 
     pub(crate) fn is_in_handler(&self) -> bool {
         self.lane.has_flag(IN_HANDLER)
+    }
+
+    /// Mark that the cell waits for something to do, outside every handler.
+    pub(crate) fn set_parked(&self) {
+        self.lane.set_flag(PARKED, true);
+    }
+
+    /// Whether the actor is running a handler (synchronous, or an `async` one it
+    /// awaits) rather than waiting for something to do.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.is_in_handler() || !self.lane.has_flag(PARKED)
+    }
+
+    /// Give up on the actor at the shutdown deadline: its parent stops waiting for it.
+    pub(crate) fn set_abandoned(&self) {
+        self.lane.set_flag(ABANDONED, true);
+    }
+
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.lane.has_flag(ABANDONED)
+    }
+
+    /// Whether nothing below this actor is left to wait for: no children, or only
+    /// children abandoned at the shutdown deadline whose own children are settled.
+    pub(crate) fn children_settled(&self) -> bool {
+        // The lock is released before looking below, so it is never held with a
+        // descendant's.
+        let abandoned = self.children().all_abandoned();
+        abandoned
+            .is_some_and(|children| children.iter().all(|child| child.core().children_settled()))
     }
 
     /// Mark that the actor has begun to stop.

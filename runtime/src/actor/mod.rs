@@ -327,3 +327,9 @@ impl<P: Message> From<&ActorRef<P>> for AnyActorRef {
         actor.erase()
     }
 }
+
+impl From<&AnyActorRef> for AnyActorRef {
+    fn from(actor: &AnyActorRef) -> Self {
+        actor.clone()
+    }
+}

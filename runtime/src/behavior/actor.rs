@@ -56,7 +56,9 @@ type HandlerFuture<'a, P> = Pin<Box<dyn Future<Output = Result<Behavior<P>, Fail
 /// What a struct actor's handler produced: an answer now, or a future of one.
 ///
 /// A synchronous handler costs no allocation; an `async` one is boxed once per
-/// message. While the future runs the actor reads nothing else, signals included.
+/// message. While the future runs the actor takes no other message; a stop or a
+/// child's escalation drops the future where it awaits (see the crate docs, "Cancel
+/// safety of handlers"), and other signals wait until it is done.
 pub struct Handled<'a, P: Message>(pub(crate) HandledKind<'a, P>);
 
 pub(crate) enum HandledKind<'a, P: Message> {
