@@ -120,7 +120,9 @@ pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
-pub use crate::error::{InvalidName, NotAChild, NotTopLevel, SpawnError, SystemError};
+pub use crate::error::{
+    InvalidName, InvalidNameReason, NotAChild, NotTopLevel, SpawnError, SystemError,
+};
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};

@@ -294,6 +294,13 @@ impl ActorSystem {
 
     /// Spawn a top-level actor named `name` under `/user`.
     ///
+    /// The name becomes one segment of the actor's URI, so it must stand there as it
+    /// is: 1 to [`ActorPath::MAX_NAME_LEN`](crate::ActorPath::MAX_NAME_LEN) bytes of
+    /// ASCII letters, digits and `-_.*+:@&=,!~;'$`, neither `.` nor `..`, and not
+    /// starting with `$` (reserved for generated names; see
+    /// [`spawn_anonymous`](Self::spawn_anonymous)). It must be unique among the live
+    /// actors under `/user`.
+    ///
     /// # Errors
     ///
     /// [`SpawnError::InvalidName`] and [`SpawnError::NameTaken`] for the name,

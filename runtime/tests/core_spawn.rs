@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::testkit::TestProbe;
-use tapio::{InvalidName, SpawnError};
+use tapio::{ActorPath, InvalidName, InvalidNameReason, SpawnError};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -34,33 +34,81 @@ async fn a_duplicate_live_sibling_name_is_refused(system: ActorSystem) {
     let _ = first;
 }
 
-// S2: invalid names are refused before anything is spawned, each with its reason.
-#[tapio::test]
-async fn invalid_names_are_refused_with_their_reason(system: ActorSystem) {
-    let cases = [
-        ("", "cannot be empty"),
-        ("a/b", "`/` separates the elements of a path"),
-        ("x#1", "`#` separates the incarnation uid"),
-        ("$mine", "reserved for anonymous actors"),
-        ("has space", "cannot contain whitespace"),
-        ("tab\there", "cannot contain whitespace"),
-        ("ümlaut", "only ASCII letters, digits"),
-    ];
-    let before = system.live_actors();
-    for (name, reason) in cases {
-        let error = system.spawn(Behaviors::ignore::<u64>(), name).err();
-        match error {
-            Some(SpawnError::InvalidName(InvalidName {
-                name: refused,
-                reason: why,
-            })) => {
-                assert_eq!(refused, name);
-                assert!(why.contains(reason), "{name:?}: {why}");
-            }
-            other => panic!("{name:?} was not refused as invalid: {other:?}"),
+/// Why `system.spawn` refuses `name`, failing the test if it does not refuse it as
+/// invalid or names another name in the error.
+fn refusal(system: &ActorSystem, name: &str) -> InvalidName {
+    match system.spawn(Behaviors::ignore::<u64>(), name) {
+        Err(SpawnError::InvalidName(invalid)) => {
+            assert_eq!(invalid.name, name);
+            invalid
         }
+        other => panic!("{name:?} was not refused as invalid: {other:?}"),
     }
+}
+
+// S2: every name that cannot stand as one segment of an actor URI is refused, with
+// the rule it breaks, before anything is spawned.
+#[tapio::test]
+async fn s2_names_that_cannot_be_one_uri_segment_are_refused(system: ActorSystem) {
+    use InvalidNameReason::*;
+    let before = system.live_actors();
+    let too_long = "a".repeat(ActorPath::MAX_NAME_LEN + 1);
+    assert_eq!(refusal(&system, "").reason, Empty);
+    assert_eq!(refusal(&system, ".").reason, DotSegment);
+    assert_eq!(refusal(&system, "..").reason, DotSegment);
+    assert_eq!(refusal(&system, "a/b").reason, Delimiter('/'));
+    assert_eq!(refusal(&system, "x#1").reason, Delimiter('#'));
+    assert_eq!(refusal(&system, "what?").reason, Delimiter('?'));
+    assert_eq!(refusal(&system, "has space").reason, Whitespace(' '));
+    assert_eq!(refusal(&system, "tab\there").reason, Whitespace('\t'));
+    assert_eq!(refusal(&system, "bell\u{7}").reason, Control('\u{7}'));
+    assert_eq!(refusal(&system, "$mine").reason, Reserved);
+    assert_eq!(refusal(&system, &too_long).reason, TooLong { len: 256 });
+    assert_eq!(refusal(&system, "ümlaut").reason, Character('ü'));
     assert_eq!(system.live_actors(), before, "nothing was spawned");
+}
+
+// S2: names at the edges of the rule are fine: dots beside other characters, `$`
+// after the first character, and the longest name allowed.
+#[tapio::test]
+async fn s2_names_at_the_edges_of_the_rule_are_accepted(system: ActorSystem) {
+    let longest = "a".repeat(ActorPath::MAX_NAME_LEN);
+    for name in [
+        ".a",
+        "a.",
+        "...",
+        "a..b",
+        "a$b",
+        "x-_.*+:@&=,!~;'",
+        &longest,
+    ] {
+        let actor = system
+            .spawn(Behaviors::ignore::<u64>(), name)
+            .unwrap_or_else(|e| panic!("{name:?} was refused: {e}"));
+        assert_eq!(actor.path().name(), name);
+    }
+}
+
+// S2: the error names the refused name, says what is wrong and what to do, and
+// states the whole rule.
+#[tapio::test]
+async fn s2_an_invalid_name_error_states_the_rule(system: ActorSystem) {
+    let error = system
+        .spawn(Behaviors::ignore::<u64>(), "..")
+        .err()
+        .unwrap();
+    assert_eq!(
+        error.to_string(),
+        "invalid actor name \"..\": `.` and `..` mean \"here\" and \"one level up\" in a \
+         path, so they cannot name an actor; pick a name with a letter or digit in it. An \
+         actor name is one segment of its URI: 1 to 255 bytes of ASCII letters, digits \
+         and `-_.*+:@&=,!~;'$`, neither `.` nor `..`, and not starting with `$`"
+    );
+    let too_long = refusal(&system, &"a".repeat(300)).to_string();
+    assert!(
+        too_long.contains("it is 300 bytes long, over the limit of 255 bytes"),
+        "{too_long}"
+    );
 }
 
 // S2: `spawn_anonymous` picks a name, distinct among siblings and reserved (`$`).
@@ -154,6 +202,14 @@ async fn children_have_names_of_their_own(system: ActorSystem) {
     assert!(
         matches!(refused, Err(SpawnError::NameTaken { ref name, ref parent })
         if name == "ada" && parent.to_string() == "/user/boss")
+    );
+    // A child's name follows the same rule (S2).
+    boss.tell(Hire("..".into(), reply.clone()));
+    let refused = probe.expect_message(SECOND).await;
+    assert!(
+        matches!(&refused, Err(SpawnError::InvalidName(InvalidName { name, reason }))
+        if name == ".." && *reason == InvalidNameReason::DotSegment),
+        "{refused:?}"
     );
     // The same name is free under another parent.
     assert!(system.spawn(Behaviors::ignore::<u64>(), "ada").is_ok());

@@ -134,6 +134,12 @@ impl<P: Message> ActorContext<P> {
 
     /// Spawn a child named `name`, unique among this actor's live children.
     ///
+    /// The name becomes one segment of the child's URI, so it must stand there as it
+    /// is: 1 to [`ActorPath::MAX_NAME_LEN`](crate::ActorPath::MAX_NAME_LEN) bytes of
+    /// ASCII letters, digits and `-_.*+:@&=,!~;'$`, neither `.` nor `..`, and not
+    /// starting with `$` (reserved for generated names; see
+    /// [`spawn_anonymous`](Self::spawn_anonymous)).
+    ///
     /// # Errors
     ///
     /// [`SpawnError::InvalidName`] or [`SpawnError::NameTaken`] for the name, and

@@ -4,7 +4,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use crate::error::InvalidName;
+use crate::error::{InvalidName, InvalidNameReason};
 
 /// The address of an actor system: its name, and for a remote system its host and
 /// port. Printed as `tapio://name` or `tapio://name@host:port`.
@@ -103,6 +103,10 @@ enum Link {
 }
 
 impl ActorPath {
+    /// The longest name an actor can have, in bytes. Names are ASCII, so this is also
+    /// the longest in characters.
+    pub const MAX_NAME_LEN: usize = 255;
+
     /// The root path `/` of a system.
     pub(crate) fn root(address: Address) -> Self {
         Self(Arc::new(Node {
@@ -229,28 +233,24 @@ impl fmt::Debug for ActorPath {
     }
 }
 
-/// Characters an actor name may hold besides ASCII letters and digits.
+/// Characters an actor name may hold besides ASCII letters and digits: RFC 3986's
+/// characters for a path segment, less `%` (no escapes) and `(` `)`.
 const NAME_PUNCTUATION: &str = "-_.*+:@&=,!~;'$";
 
-/// Check a name given to `spawn`: it becomes one element of a URI path.
+/// Check a name given to `spawn`: it becomes one segment of the actor's URI, so it must
+/// stand there as it is (the rule is stated on [`InvalidName`]). Checks run cheapest
+/// first, and a name breaking several rules is refused for the first.
 pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
     let problem = if name.is_empty() {
-        Some("a name cannot be empty; use `spawn_anonymous` to have one picked for you")
+        Some(InvalidNameReason::Empty)
+    } else if name == "." || name == ".." {
+        Some(InvalidNameReason::DotSegment)
     } else if name.starts_with('$') {
-        Some("names starting with `$` are reserved for anonymous actors")
-    } else if name.contains('/') {
-        Some("`/` separates the elements of a path, so it cannot be part of a name")
-    } else if name.contains('#') {
-        Some("`#` separates the incarnation uid in a ref's URI, so it cannot be part of a name")
-    } else if name.chars().any(char::is_whitespace) {
-        Some("a name cannot contain whitespace")
-    } else if name
-        .chars()
-        .any(|c| !c.is_ascii_alphanumeric() && !NAME_PUNCTUATION.contains(c))
-    {
-        Some("a name may hold only ASCII letters, digits and `-_.*+:@&=,!~;'`")
+        Some(InvalidNameReason::Reserved)
+    } else if name.len() > ActorPath::MAX_NAME_LEN {
+        Some(InvalidNameReason::TooLong { len: name.len() })
     } else {
-        None
+        name.chars().find_map(refused_char)
     };
     match problem {
         Some(reason) => Err(InvalidName {
@@ -258,6 +258,22 @@ pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
             reason,
         }),
         None => Ok(()),
+    }
+}
+
+/// Why `c` cannot be part of a name, or `None` if it can. Whitespace is checked before
+/// control characters, so a tab reads as whitespace.
+fn refused_char(c: char) -> Option<InvalidNameReason> {
+    if c.is_ascii_alphanumeric() || NAME_PUNCTUATION.contains(c) {
+        None
+    } else if matches!(c, '/' | '#' | '?') {
+        Some(InvalidNameReason::Delimiter(c))
+    } else if c.is_whitespace() {
+        Some(InvalidNameReason::Whitespace(c))
+    } else if c.is_control() {
+        Some(InvalidNameReason::Control(c))
+    } else {
+        Some(InvalidNameReason::Character(c))
     }
 }
 
@@ -340,11 +356,14 @@ mod tests {
 
     #[test]
     fn names_that_would_break_a_uri_are_refused_with_the_reason() {
-        for bad in ["", "$x", "a/b", "a#1", "a b", "tab\t", "é"] {
+        let long = "a".repeat(ActorPath::MAX_NAME_LEN + 1);
+        for bad in [
+            "", ".", "..", "$x", "a/b", "a#1", "a?", "a b", "tab\t", "nul\0", "é", &long,
+        ] {
             let error = validate_name(bad).err();
             assert!(error.is_some(), "{bad:?} should be refused");
         }
-        for good in ["a", "worker-1", "conn_2", "x.y", "a$b"] {
+        for good in ["a", "worker-1", "conn_2", "x.y", "a$b", "...", "probe-7"] {
             assert!(validate_name(good).is_ok(), "{good:?} should be accepted");
         }
     }
