@@ -57,7 +57,6 @@
 use std::collections::VecDeque;
 use std::error::Error;
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -307,13 +306,15 @@ impl Default for Restart {
     }
 }
 
-/// Exponential backoff between restarts: the `n`th restart in a row waits
-/// `min * 2^n`, at most `max`, stretched by up to `random_factor` of itself (and
-/// still at most `max`). The count starts again from zero once an incarnation has
-/// run for `max` without failing.
+/// Exponential backoff between restarts: the `n`th restart in a row (counting from
+/// 0) waits `min(max, min * 2^n) * (1 + random * random_factor)`, with `random` drawn
+/// afresh from `0.0..1.0` each time. The random stretch comes after the cap, so a
+/// delay lies between `max` and `max * (1 + random_factor)` once it has reached the
+/// cap. The count starts again from zero once an incarnation has run for `max`
+/// without failing.
 ///
 /// Keep some jitter in production: without it, every actor that saw the same
-/// dependency fail retries at the same moment.
+/// dependency fail retries at the same moment, at every attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Backoff {
     min: Duration,
@@ -353,21 +354,37 @@ impl Backoff {
         })
     }
 
-    /// The delay before restart number `attempt` (0 for the first in a window), with
-    /// `random` drawn from `0.0..1.0`.
+    /// The delay before restart number `attempt` (0 for the first in a row), with
+    /// `random` drawn from `0.0..1.0`: `min * 2^attempt`, capped at `max`, then
+    /// stretched by `1 + random_factor * random`. The stretch comes after the cap, so
+    /// it can take a delay past `max` (up to `max * (1 + random_factor)`) and actors
+    /// that keep failing together still retry apart. A `random` that is not a number
+    /// counts as 0.
     pub fn delay(&self, attempt: u32, random: f64) -> Duration {
         let random = if random.is_finite() {
             random.clamp(0.0, 1.0)
         } else {
             0.0
         };
-        let doubled = self
-            .min
-            .checked_mul(1_u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX))
-            .unwrap_or(self.max)
-            .min(self.max);
-        let stretched = doubled.mul_f64(1.0 + self.random_factor * random);
-        stretched.min(self.max)
+        let capped = self.capped(attempt);
+        let extra = self.random_factor * random;
+        if extra == 0.0 {
+            return capped;
+        }
+        Duration::try_from_secs_f64(capped.as_secs_f64() * (1.0 + extra)).unwrap_or(Duration::MAX)
+    }
+
+    /// `min * 2^attempt`, at most `max`. It reaches `max` within 95 doublings (a
+    /// `Duration` holds less than 2^95 ns), so the loop is short whatever `attempt` is.
+    fn capped(&self, attempt: u32) -> Duration {
+        let mut delay = self.min;
+        for _ in 0..attempt {
+            match delay.checked_mul(2) {
+                Some(doubled) if doubled < self.max => delay = doubled,
+                _ => return self.max,
+            }
+        }
+        delay.min(self.max)
     }
 
     /// The shortest delay.
@@ -386,9 +403,9 @@ impl Backoff {
     }
 }
 
-/// 100 ms, doubling up to 10 s, with up to a fifth more of random delay: a fault that
-/// clears in a moment costs a moment, and one that lasts is retried every ten seconds
-/// or so, not all at once.
+/// 100 ms, doubling up to 10 s, each delay stretched by up to a fifth at random: a
+/// fault that clears in a moment costs a moment, and one that lasts is retried every
+/// 10 to 12 seconds, not all at once.
 impl Default for Backoff {
     fn default() -> Self {
         Self {
@@ -585,11 +602,11 @@ pub(crate) fn decide_failed_restart<P: Message>(
     }
 }
 
-/// A number in `0.0..1.0`, different on every call; good enough to spread retries.
+/// A uniformly random number in `0.0..1.0` from the thread's generator, which the
+/// operating system seeds: independent of the clock, so paused or not, actors failing
+/// at the same instant draw different numbers.
 fn jitter() -> f64 {
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(Instant::now().elapsed().as_nanos() as u64);
-    (hasher.finish() >> 11) as f64 / (1_u64 << 53) as f64
+    rand::random()
 }
 
 #[cfg(test)]
@@ -609,11 +626,38 @@ mod tests {
     }
 
     #[test]
-    fn jitter_stretches_a_delay_but_never_past_max() {
+    fn jitter_stretches_the_capped_delay() {
         let backoff = Backoff::new(ms(100), ms(150), 1.0).unwrap();
         assert_eq!(backoff.delay(0, 0.25), ms(125));
-        assert_eq!(backoff.delay(0, 0.99), ms(150));
-        assert_eq!(backoff.delay(3, 0.99), ms(150));
+        assert_eq!(backoff.delay(0, 0.5), ms(150));
+        assert_eq!(backoff.delay(3, 0.0), ms(150));
+        assert_eq!(backoff.delay(3, 0.5), ms(225));
+    }
+
+    // S12: at the plateau the delay still varies with the random input, within
+    // [max, max * (1 + random_factor)], so actors failing together do not retry together.
+    #[test]
+    fn jitter_still_spreads_delays_at_the_plateau() {
+        let backoff = Backoff::new(ms(100), ms(800), 0.5).unwrap();
+        let delays: Vec<_> = [0.0, 0.25, 0.5, 0.999]
+            .into_iter()
+            .map(|random| backoff.delay(50, random))
+            .collect();
+        for delay in &delays {
+            assert!((ms(800)..=ms(1200)).contains(delay), "{delay:?}");
+        }
+        assert_eq!(delays[..3], [ms(800), ms(900), ms(1000)]);
+        assert!(
+            delays.windows(2).all(|pair| pair[0] < pair[1]),
+            "{delays:?}"
+        );
+    }
+
+    #[test]
+    fn the_longest_backoff_does_not_overflow_when_stretched() {
+        let backoff = Backoff::new(ms(1), Duration::MAX, 1.0).unwrap();
+        assert_eq!(backoff.delay(u32::MAX, 0.99), Duration::MAX);
+        assert_eq!(backoff.delay(0, 1.0), ms(2));
     }
 
     #[test]
@@ -664,7 +708,8 @@ mod tests {
             Ok(default.clone())
         );
         assert_eq!(default.delay(0, 0.0), ms(100));
-        assert_eq!(default.delay(20, 1.0), Duration::from_secs(10));
+        assert_eq!(default.delay(20, 0.0), Duration::from_secs(10));
+        assert_eq!(default.delay(20, 1.0), Duration::from_secs(12));
     }
 
     #[test]
@@ -675,10 +720,16 @@ mod tests {
     }
 
     #[test]
-    fn jitter_stays_in_range() {
-        for _ in 0..1000 {
-            let j = jitter();
-            assert!((0.0..1.0).contains(&j), "{j}");
+    fn jitter_stays_in_range_and_varies() {
+        let draws: Vec<f64> = (0..1000).map(|_| jitter()).collect();
+        for j in &draws {
+            assert!((0.0..1.0).contains(j), "{j}");
         }
+        let distinct: std::collections::HashSet<u64> = draws.iter().map(|j| j.to_bits()).collect();
+        assert!(
+            distinct.len() > 990,
+            "{} distinct draws of 1000",
+            distinct.len()
+        );
     }
 }

@@ -99,7 +99,8 @@ async fn backoff_delays_grow_and_respect_max(system: ActorSystem) {
     assert_eq!(delays, [ms(100), ms(200), ms(400), ms(500), ms(500)]);
 }
 
-// S12: with jitter, every delay stays within [base, max].
+// S12: with jitter, every delay stays within [base, base * (1 + random_factor)],
+// where base is `min * 2^n` capped at `max`.
 #[tapio::test(start_paused = true)]
 async fn jittered_delays_stay_within_bounds(system: ActorSystem) {
     let mut probe = TestProbe::<Report>::new(&system);
@@ -118,9 +119,70 @@ async fn jittered_delays_stay_within_bounds(system: ActorSystem) {
         let (_, started_at) = started(&mut probe).await;
         let delay = started_at - failed_at;
         assert!(
-            delay >= base && delay <= ms(300),
-            "{delay:?} outside [{base:?}, 300ms]"
+            delay >= base && delay <= base * 2,
+            "{delay:?} outside [{base:?}, {:?}]",
+            base * 2
         );
+    }
+}
+
+// S12: the random factor stretches the delay after the cap, so actors that keep
+// failing together at the plateau still restart apart, each within
+// [max, max * (1 + random_factor)]. The delays are long so that two draws landing on
+// the same millisecond of the timer (a false failure) is a one-in-a-million chance.
+#[tapio::test(start_paused = true)]
+async fn s12_actors_failing_together_at_the_plateau_restart_apart(system: ActorSystem) {
+    let hour = Duration::from_secs(3600);
+    let (min, max) = (Duration::from_secs(250), Duration::from_secs(1000));
+    let strategy = SupervisorStrategy::restart()
+        .with_limit(10, hour)
+        .unwrap()
+        .with_backoff(Backoff::new(min, max, 1.0).unwrap());
+    let mut probes = [
+        TestProbe::<Report>::new(&system).with_max_wait(hour),
+        TestProbe::<Report>::new(&system).with_max_wait(hour),
+    ];
+    let actors: Vec<ActorRef<u64>> = probes
+        .iter()
+        .zip(["first", "second"])
+        .map(|(probe, name)| {
+            let to = probe.actor_ref().clone();
+            system.spawn(flaky(to, strategy.clone()), name).unwrap()
+        })
+        .collect();
+    for probe in &mut probes {
+        started(probe).await;
+    }
+    // The bases of four rounds in a row: 250 s, 500 s, then the cap twice.
+    for base in [min, min * 2, max, max] {
+        for actor in &actors {
+            actor.tell(0_u64);
+        }
+        let mut restarts = Vec::new();
+        for probe in &mut probes {
+            let failed_at = failed(probe).await;
+            let restarted_at = match probe.expect_message(hour).await {
+                Report::Started { at, .. } => at,
+                other => panic!("expected a restart, got {other:?}"),
+            };
+            let delay = restarted_at - failed_at;
+            assert!(
+                delay >= base && delay < base * 2,
+                "{delay:?} outside [{base:?}, {:?})",
+                base * 2
+            );
+            restarts.push((failed_at, restarted_at));
+        }
+        assert_eq!(
+            restarts[0].0, restarts[1].0,
+            "both failed at the same instant"
+        );
+        if base == max {
+            assert_ne!(
+                restarts[0].1, restarts[1].1,
+                "at the plateau both restarted at the same instant"
+            );
+        }
     }
 }
 
