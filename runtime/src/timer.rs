@@ -8,8 +8,9 @@
 //! incarnation that failed scheduled never reaches the one replacing it (S25).
 //!
 //! - [`TimerScheduler::start_single_timer`]: once, after a delay.
-//! - [`TimerScheduler::start_fixed_delay`]: repeatedly, the next tick `delay` after the
-//!   previous one was handled, so an actor that falls behind gets fewer ticks.
+//! - [`TimerScheduler::start_fixed_delay`]: repeatedly, each tick `delay` after the
+//!   previous one was sent, and never while that one still waits in the mailbox, so an
+//!   actor that falls behind gets fewer ticks, not a backlog.
 //! - [`TimerScheduler::start_fixed_rate`]: repeatedly, on a fixed schedule; after a
 //!   stall the missed ticks come one after another. Think twice: that burst arrives at
 //!   an actor that has just shown it is not keeping up.
@@ -82,7 +83,8 @@ impl fmt::Display for TimerKey {
 pub enum TimerMode {
     /// Once, after the delay.
     Single,
-    /// Repeatedly, each tick the delay after the previous one was handled.
+    /// Repeatedly, each tick the delay after the previous one was sent, and never
+    /// while that one still waits in the mailbox.
     FixedDelay,
     /// Repeatedly, on a fixed schedule, catching up after a stall.
     FixedRate,
@@ -150,8 +152,9 @@ struct Timer<P: Message> {
     mode: TimerMode,
     message: TimerMessage<P>,
     task: Option<AbortHandle>,
-    /// For a fixed-delay timer: told when a tick was handled, to schedule the next.
-    rearm: Option<Arc<Notify>>,
+    /// For a fixed-delay timer: told when its tick has left the mailbox, so that the
+    /// next may be sent.
+    taken: Option<Arc<Notify>>,
     /// The system whose count of live timers this one is in.
     counted: Option<Arc<SystemShared>>,
 }
@@ -214,8 +217,11 @@ impl<P: Message> TimerScheduler<P> {
         drop(replaced);
     }
 
-    /// Send `message` every `delay`, counted from the moment the previous tick was
-    /// handled. Replaces a timer with the same key.
+    /// Send `message` repeatedly, each tick `delay` after the previous one was sent,
+    /// and never while that one still waits in the mailbox, so an actor that falls
+    /// behind gets fewer ticks, not a backlog: a tick that comes due while the previous
+    /// one waits is sent the moment that one is taken. Replaces a timer with the same
+    /// key.
     ///
     /// # Errors
     ///
@@ -293,7 +299,7 @@ impl<P: Message> TimerScheduler<P> {
 
     /// The message for the tick of timer `id`, if that timer still runs; `None` for a
     /// tick of a timer since cancelled or replaced. A single timer ends here; a
-    /// fixed-delay timer is told to schedule its next tick.
+    /// fixed-delay timer is told that its tick has left the mailbox.
     pub(crate) fn fire(&self, id: u64) -> Option<P> {
         let make = {
             let mut table = self.lock();
@@ -308,8 +314,8 @@ impl<P: Message> TimerScheduler<P> {
                     return message;
                 }
                 TimerMessage::Repeat(make) => {
-                    if let Some(rearm) = &timer.rearm {
-                        rearm.notify_one();
+                    if let Some(taken) = &timer.taken {
+                        taken.notify_one();
                     }
                     make.clone()
                 }
@@ -338,7 +344,7 @@ impl<P: Message> TimerTable<P> {
             mode,
             message,
             task: None,
-            rearm: None,
+            taken: None,
             counted: None,
         };
         match &self.target {
@@ -380,16 +386,21 @@ impl<P: Message> TimerTable<P> {
                         })
                         .abort_handle(),
                     TimerMode::FixedDelay => {
-                        let rearm = Arc::new(Notify::new());
-                        timer.rearm = Some(rearm.clone());
+                        let taken = Arc::new(Notify::new());
+                        timer.taken = Some(taken.clone());
                         runtime
                             .spawn(async move {
+                                // Each tick `every` after the previous one was sent, and
+                                // never while that one still waits in the mailbox, so an
+                                // actor that falls behind gets fewer ticks, not a backlog.
+                                let mut due = tokio::time::Instant::now() + every;
                                 loop {
-                                    tokio::time::sleep(every).await;
+                                    tokio::time::sleep_until(due).await;
                                     if !tick(&cell, id) {
                                         break;
                                     }
-                                    rearm.notified().await;
+                                    due = tokio::time::Instant::now() + every;
+                                    taken.notified().await;
                                 }
                             })
                             .abort_handle()

@@ -257,7 +257,9 @@ async fn ticks_through_a_stall(system: &ActorSystem, rate: bool) -> usize {
 }
 
 // S25: fixed-rate sends the ticks missed during a stall one after another; fixed-delay
-// measures from the handled tick, so an actor that fell behind gets fewer.
+// sends no tick while the previous one waits in the mailbox, so an actor that fell
+// behind gets fewer: the one that waited, the one sent as it was taken, and then one
+// every 10 ms.
 #[tapio::test(start_paused = true)]
 async fn fixed_rate_catches_up_and_fixed_delay_does_not(system: ActorSystem) {
     let rate = ticks_through_a_stall(&system, true).await;
@@ -267,8 +269,98 @@ async fn fixed_rate_catches_up_and_fixed_delay_does_not(system: ActorSystem) {
         "fixed rate: {rate} ticks, expected the missed ones too"
     );
     assert!(
-        delay <= 4,
+        delay <= 5,
         "fixed delay: {delay} ticks, expected no catch-up"
+    );
+}
+
+/// What a plodder handles: the ticks of its own fixed-delay timer, and stalls.
+#[message]
+#[derive(Clone)]
+pub enum Plod {
+    /// A tick: log when it was handled, then take long over it while slow ticks remain.
+    Tick,
+    /// Be busy for this long.
+    Stall(Duration),
+}
+
+/// An actor with a 10 ms fixed-delay timer, started in its setup, that logs when each
+/// tick is handled (in ms since the timer started) and spends `slow` on each of its
+/// first `slow_ticks` ticks.
+struct Plodder {
+    log: ActorRef<u64>,
+    started: tokio::time::Instant,
+    slow_ticks: u32,
+    slow: Duration,
+}
+
+#[actor]
+impl Plodder {
+    async fn plod(&mut self, message: Plod) {
+        match message {
+            Plod::Tick => {
+                let at = self.started.elapsed().as_millis();
+                self.log.tell(u64::try_from(at).unwrap());
+                if self.slow_ticks > 0 {
+                    self.slow_ticks -= 1;
+                    tokio::time::sleep(self.slow).await; // paused clock: deterministic
+                }
+            }
+            Plod::Stall(how_long) => tokio::time::sleep(how_long).await,
+        }
+    }
+}
+
+fn plodder(log: ActorRef<u64>, slow_ticks: u32, slow: Duration) -> Behavior<PlodderMsg> {
+    Behaviors::with_timers(move |timers| {
+        timers
+            .start_fixed_delay("plod", Plod::Tick, ms(10))
+            .unwrap();
+        Plodder {
+            log: log.clone(),
+            started: tokio::time::Instant::now(),
+            slow_ticks,
+            slow,
+        }
+    })
+}
+
+// S25: a fixed-delay tick is sent 10 ms after the previous one was sent, not after
+// it was handled: a first tick handled 5 ms late (the actor was busy) does not push
+// the ones after it back.
+#[tapio::test(start_paused = true)]
+async fn s25_fixed_delay_measures_from_one_send_to_the_next(system: ActorSystem) {
+    let mut log = TestProbe::<u64>::new(&system);
+    let actor = system
+        .spawn(
+            plodder(log.actor_ref().clone(), 0, Duration::ZERO),
+            "plodder",
+        )
+        .unwrap();
+    actor.tell(Plod::Stall(ms(15)));
+    // Sent at 10, 20, 30 and 40 ms; the first waits in the mailbox until 15 ms.
+    assert_eq!(log.receive_messages(4, SECOND).await, [15, 20, 30, 40]);
+}
+
+// S25: an actor that falls behind its fixed-delay timer gets fewer ticks, not a
+// backlog: a tick is not sent while the previous one still waits in the mailbox, and
+// goes out as soon as that one is taken if 10 ms have passed since it was sent.
+// While each tick takes 25 ms to handle, one arrives every 25 ms; once the actor
+// keeps up again, every 10 ms. Over the first 115 ms: 8 ticks, where a timer that
+// kept sending every 10 ms would have queued 11.
+#[tapio::test(start_paused = true)]
+async fn s25_a_slow_actor_gets_fewer_fixed_delay_ticks_not_a_backlog(system: ActorSystem) {
+    let mut log = TestProbe::<u64>::new(&system);
+    let _plodder = system
+        .spawn(plodder(log.actor_ref().clone(), 3, ms(25)), "plodder")
+        .unwrap();
+    // Tick 1 is sent at 10 ms and handled until 35; tick 2, sent at 20, waits until
+    // then, and tick 3 goes out the moment it is taken (35); likewise tick 4 at 60.
+    // Tick 4 is handled quickly, at 85, so tick 5 (sent at 85) follows at once, and
+    // from then on ticks come 10 ms apart.
+    assert_eq!(
+        log.receive_messages(8, SECOND).await,
+        [10, 35, 60, 85, 85, 95, 105, 115]
     );
 }
 
