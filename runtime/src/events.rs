@@ -4,6 +4,37 @@
 //! read them from the returned [`Subscription`]. Dropping the subscription, or calling
 //! [`Subscription::unsubscribe`], ends it. The runtime publishes [`DeadLetter`]s here.
 //!
+//! # Capacity and loss
+//!
+//! Each subscription buffers what it has not read yet, up to its capacity:
+//! [`DEFAULT_CAPACITY`] events for [`EventStream::subscribe`], or what was asked of
+//! [`EventStream::subscribe_with_capacity`]. Publishing never waits for a subscriber:
+//! when a subscription's buffer is full, the new event is dropped for that subscription
+//! alone, and its [`Subscription::lost`] count grows by one. So a subscriber that falls
+//! behind costs at most its capacity in memory, and never slows down the actors whose
+//! messages become dead letters; and what it did not get is counted, not silently gone.
+//! [`Subscription::recv_with_loss`] reports each run of lost events as
+//! [`Received::Lost`], where it happened in the stream; [`Subscription::recv`] skips
+//! over it.
+//!
+//! The newest event is the one dropped, not the oldest buffered one: the first letters
+//! of a storm are usually the ones that say what went wrong (what follows tends to
+//! repeat them), an event a subscriber has in its buffer stays there until it reads
+//! it, and a publisher only ever adds to a buffer, so it needs no lock on it.
+//!
+//! # Cost when nobody listens
+//!
+//! Dead letters have their own topic, so whether anyone wants them is one atomic
+//! load. With no [`DeadLetter`] subscriber (and debug logging off, which would print
+//! each letter), the runtime builds no letter at all: the message is dropped where it
+//! was refused, with no lock taken and nothing allocated. Publishing any other event
+//! type reads one atomic counter and returns while no other type has a subscriber;
+//! once some do, it takes a short read lock to find the type's subscribers.
+//!
+//! With subscribers, publishing takes a read lock only for as long as it takes to copy
+//! out the list of subscriptions (an `Arc`, replaced on subscribe and unsubscribe);
+//! the event is cloned into each buffer after the lock is released.
+//!
 //! # Examples
 //!
 //! ```
@@ -21,7 +52,28 @@
 //! assert_eq!(letter.take_message::<u64>(), Some(2));
 //! assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
 //! assert_eq!(letter.recipient().to_string(), "/user/once");
+//! assert_eq!(letters.lost(), 0);
 //! system.terminate().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A subscriber that falls behind learns how much it missed:
+//!
+//! ```
+//! use tapio::events::{EventStream, Received};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let stream = EventStream::default();
+//! let mut readings = stream.subscribe_with_capacity::<u32>(2)?;
+//! for reading in 1..=5_u32 {
+//!     stream.publish(reading);
+//! }
+//! assert_eq!(readings.lost(), 3);
+//! assert!(matches!(readings.recv_with_loss().await, Some(Received::Event(1))));
+//! assert!(matches!(readings.recv_with_loss().await, Some(Received::Event(2))));
+//! assert!(matches!(readings.recv_with_loss().await, Some(Received::Lost(3))));
 //! # Ok(())
 //! # }
 //! ```
@@ -29,19 +81,59 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{
+    Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak,
+};
 
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::mpsc::{self, Receiver, Sender};
 
 use crate::actor::ActorPath;
 use crate::message::Payload;
+
+/// How many unread events a subscription made with [`EventStream::subscribe`] holds
+/// before it starts losing new ones.
+///
+/// Enough for a subscriber that reads as events come to ride out a burst; a
+/// subscriber that expects longer pauses asks for more with
+/// [`EventStream::subscribe_with_capacity`].
+pub const DEFAULT_CAPACITY: usize = 1024;
+
+/// The largest capacity a subscription can have.
+pub const MAX_CAPACITY: usize = tokio::sync::Semaphore::MAX_PERMITS;
 
 /// Something that can be published on the event stream: each subscriber gets a clone.
 pub trait Event: Clone + Send + 'static {}
 
 impl<T: Clone + Send + 'static> Event for T {}
+
+/// A capacity a subscription cannot have. Nothing was subscribed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CapacityError {
+    /// A capacity of zero: such a subscription would lose every event.
+    #[error(
+        "a subscription needs room for at least one event: with none it would lose every event"
+    )]
+    Zero,
+    /// More than [`MAX_CAPACITY`].
+    #[error("a subscription holds at most {max} events, not {requested}", max = MAX_CAPACITY)]
+    TooLarge {
+        /// The capacity asked for.
+        requested: usize,
+    },
+}
+
+/// What [`Subscription::recv_with_loss`] hands out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received<E> {
+    /// The next event.
+    Event(E),
+    /// This many events were lost here, between the events received before and after
+    /// it, because the subscription's buffer was full when they were published.
+    Lost(u64),
+}
 
 /// Typed publish and subscribe, one per actor system.
 #[derive(Clone, Default)]
@@ -51,129 +143,367 @@ pub struct EventStream {
 
 #[derive(Default)]
 struct StreamShared {
-    subscribers: Mutex<HashMap<TypeId, Vec<Subscriber>>>,
+    /// Dead letters have their own topic, made with the stream, so that the runtime
+    /// can tell whether anyone wants them with one atomic load.
+    dead_letters: Topic<DeadLetter>,
+    /// The topic of every other event type that ever had a subscriber: a
+    /// `Topic<E>` under `TypeId::of::<E>()`.
+    others: RwLock<HashMap<TypeId, Box<dyn Any + Send + Sync>>>,
+    /// Open subscriptions across `others`: while it is zero, publishing an event
+    /// other than a dead letter does not look into the map.
+    others_open: AtomicUsize,
     next_id: AtomicU64,
 }
 
-struct Subscriber {
+/// The subscriptions to one event type.
+struct Topic<E> {
+    /// How many subscriptions are open: read before anything else, so publishing to
+    /// nobody costs one load.
+    open: AtomicUsize,
+    /// Copied on write: a publisher clones the `Arc` under the read lock and hands
+    /// the event out after releasing it.
+    subscribers: RwLock<Arc<[Subscriber<E>]>>,
+}
+
+struct Subscriber<E> {
     id: u64,
-    sender: Box<dyn Any + Send>,
+    sender: Sender<Item<E>>,
+    loss: Arc<Loss>,
+}
+
+/// What one subscription lost; shared by its publishers and its reader.
+#[derive(Default)]
+struct Loss {
+    /// Every event lost so far.
+    total: AtomicU64,
+    /// Lost since the last event that got into the buffer: reported before the next
+    /// one that does, or on its own once the reader has emptied the buffer.
+    unreported: AtomicU64,
+}
+
+/// An event in a subscription's buffer, with the loss just before it.
+struct Item<E> {
+    lost_before: u64,
+    event: E,
+}
+
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    // No user code runs under the stream's locks (events are cloned, and old
+    // subscriber lists dropped, after they are released), so poison carries no
+    // broken invariant.
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<E> Default for Topic<E> {
+    fn default() -> Self {
+        Self {
+            open: AtomicUsize::new(0),
+            subscribers: RwLock::new(Arc::from([])),
+        }
+    }
+}
+
+impl<E: Event> Topic<E> {
+    fn add(&self, subscriber: Subscriber<E>) {
+        let mut subscribers = write(&self.subscribers);
+        let grown: Arc<[Subscriber<E>]> = subscribers
+            .iter()
+            .cloned()
+            .chain(std::iter::once(subscriber))
+            .collect();
+        let old = std::mem::replace(&mut *subscribers, grown);
+        self.open.fetch_add(1, Ordering::Release);
+        drop(subscribers);
+        drop(old);
+    }
+
+    /// Whether the subscription `id` was open.
+    fn remove(&self, id: u64) -> bool {
+        let mut subscribers = write(&self.subscribers);
+        if !subscribers.iter().any(|s| s.id == id) {
+            return false;
+        }
+        let shrunk: Arc<[Subscriber<E>]> =
+            subscribers.iter().filter(|s| s.id != id).cloned().collect();
+        let old = std::mem::replace(&mut *subscribers, shrunk);
+        self.open.fetch_sub(1, Ordering::Release);
+        drop(subscribers);
+        drop(old);
+        true
+    }
+
+    fn open(&self) -> usize {
+        self.open.load(Ordering::Acquire)
+    }
+
+    fn snapshot(&self) -> Arc<[Subscriber<E>]> {
+        Arc::clone(&read(&self.subscribers))
+    }
+
+    fn publish(&self, event: E) -> usize {
+        if self.open() == 0 {
+            return 0;
+        }
+        self.snapshot()
+            .iter()
+            .filter(|subscriber| subscriber.offer(&event))
+            .count()
+    }
+}
+
+impl<E: Event> Subscriber<E> {
+    /// Put a clone of `event` in the buffer if it has room, or count it as lost.
+    fn offer(&self, event: &E) -> bool {
+        match self.sender.try_reserve() {
+            Ok(permit) => {
+                // Under concurrent publishers a loss may be reported an event or two
+                // away from where it happened; it is never counted twice or missed.
+                let lost_before = self.loss.unreported.swap(0, Ordering::AcqRel);
+                permit.send(Item {
+                    lost_before,
+                    event: event.clone(),
+                });
+                true
+            }
+            Err(TrySendError::Full(())) => {
+                self.loss.total.fetch_add(1, Ordering::Relaxed);
+                self.loss.unreported.fetch_add(1, Ordering::AcqRel);
+                false
+            }
+            // The subscription is being dropped; it removes itself.
+            Err(TrySendError::Closed(())) => false,
+        }
+    }
+}
+
+impl<E> Clone for Subscriber<E> {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id,
+            sender: self.sender.clone(),
+            loss: Arc::clone(&self.loss),
+        }
+    }
 }
 
 impl StreamShared {
-    fn lock(&self) -> MutexGuard<'_, HashMap<TypeId, Vec<Subscriber>>> {
-        // No user code runs under this lock (an event is cloned and sent after it is
-        // released), so poison carries no broken invariant.
-        self.subscribers
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+    /// The dead letters' topic, if `E` is `DeadLetter`. Decided at compile time once
+    /// `E` is known.
+    fn dead_letters<E: Event>(&self) -> Option<&Topic<E>> {
+        (&self.dead_letters as &dyn Any).downcast_ref::<Topic<E>>()
+    }
+
+    /// Run `f` on the topic of `E`, if it has one. Dead letters always have one.
+    fn with_topic<E: Event, R>(&self, f: impl FnOnce(&Topic<E>) -> R) -> Option<R> {
+        if let Some(topic) = self.dead_letters::<E>() {
+            return Some(f(topic));
+        }
+        let others = read(&self.others);
+        let topic = others.get(&TypeId::of::<E>())?.downcast_ref::<Topic<E>>()?;
+        Some(f(topic))
+    }
+
+    fn subscribe<E: Event>(&self, subscriber: Subscriber<E>) {
+        if let Some(topic) = self.dead_letters::<E>() {
+            topic.add(subscriber);
+            return;
+        }
+        let mut others = write(&self.others);
+        let topic = others
+            .entry(TypeId::of::<E>())
+            .or_insert_with(|| Box::new(Topic::<E>::default()));
+        if let Some(topic) = topic.downcast_ref::<Topic<E>>() {
+            topic.add(subscriber);
+            self.others_open.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    fn unsubscribe<E: Event>(&self, id: u64) {
+        if let Some(topic) = self.dead_letters::<E>() {
+            topic.remove(id);
+        } else if self.with_topic::<E, _>(|topic| topic.remove(id)) == Some(true) {
+            self.others_open.fetch_sub(1, Ordering::Release);
+        }
+    }
+
+    fn publish<E: Event>(&self, event: E) -> usize {
+        if let Some(topic) = self.dead_letters::<E>() {
+            return topic.publish(event);
+        }
+        if self.others_open.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
+        // The subscriber list is copied out, so the event's own `Clone` runs without
+        // a lock: it may publish or subscribe in turn.
+        let Some(subscribers) = self.with_topic::<E, _>(Topic::snapshot) else {
+            return 0;
+        };
+        subscribers.iter().filter(|s| s.offer(&event)).count()
     }
 }
 
 impl EventStream {
     /// Receive every event of type `E` published from now on, until the
-    /// subscription is dropped.
+    /// subscription is dropped. It buffers up to [`DEFAULT_CAPACITY`] unread events;
+    /// see the [module docs](self) for what happens beyond that.
     pub fn subscribe<E: Event>(&self) -> Subscription<E> {
-        let (sender, receiver) = mpsc::unbounded_channel::<E>();
+        self.open(DEFAULT_CAPACITY)
+    }
+
+    /// Like [`subscribe`](Self::subscribe), with room for `capacity` unread events.
+    ///
+    /// # Errors
+    ///
+    /// [`CapacityError::Zero`] when `capacity` is zero, and
+    /// [`CapacityError::TooLarge`] when it is above [`MAX_CAPACITY`]; nothing is
+    /// subscribed.
+    pub fn subscribe_with_capacity<E: Event>(
+        &self,
+        capacity: usize,
+    ) -> Result<Subscription<E>, CapacityError> {
+        match capacity {
+            0 => Err(CapacityError::Zero),
+            requested if requested > MAX_CAPACITY => Err(CapacityError::TooLarge { requested }),
+            _ => Ok(self.open(capacity)),
+        }
+    }
+
+    fn open<E: Event>(&self, capacity: usize) -> Subscription<E> {
+        let (sender, receiver) = mpsc::channel(capacity);
+        let loss = Arc::new(Loss::default());
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        self.shared
-            .lock()
-            .entry(TypeId::of::<E>())
-            .or_default()
-            .push(Subscriber {
-                id,
-                sender: Box::new(sender),
-            });
+        self.shared.subscribe(Subscriber {
+            id,
+            sender,
+            loss: Arc::clone(&loss),
+        });
         Subscription {
             receiver,
+            loss,
+            held: None,
             id,
             stream: Arc::downgrade(&self.shared),
-            _event: PhantomData,
         }
     }
 
     /// Publish an event to every current subscriber of its type. Returns how many
-    /// subscribers it reached.
+    /// subscriptions took it; one whose buffer is full counts it as lost instead.
+    /// Never waits.
     pub fn publish<E: Event>(&self, event: E) -> usize {
-        // The senders are copied out, so the event's own `Clone` runs without the
-        // lock: it may publish or subscribe in turn.
-        let senders: Vec<(u64, UnboundedSender<E>)> = {
-            let map = self.shared.lock();
-            let Some(subscribers) = map.get(&TypeId::of::<E>()) else {
-                return 0;
-            };
-            subscribers
-                .iter()
-                .filter_map(|s| {
-                    Some((s.id, s.sender.downcast_ref::<UnboundedSender<E>>()?.clone()))
-                })
-                .collect()
-        };
-        let mut reached = 0;
-        let mut gone = Vec::new();
-        for (id, sender) in senders {
-            if sender.send(event.clone()).is_ok() {
-                reached += 1;
-            } else {
-                gone.push(id);
-            }
-        }
-        for id in gone {
-            Self::unsubscribe(&self.shared, TypeId::of::<E>(), id);
-        }
-        reached
+        self.shared.publish(event)
     }
 
     /// How many subscriptions to `E` are open.
     pub fn subscriber_count<E: Event>(&self) -> usize {
-        self.shared
-            .lock()
-            .get(&TypeId::of::<E>())
-            .map_or(0, Vec::len)
-    }
-
-    fn unsubscribe(shared: &StreamShared, type_id: TypeId, id: u64) {
-        let mut map = shared.lock();
-        if let Some(subscribers) = map.get_mut(&type_id) {
-            subscribers.retain(|s| s.id != id);
-            if subscribers.is_empty() {
-                map.remove(&type_id);
-            }
-        }
+        self.shared.with_topic::<E, _>(Topic::open).unwrap_or(0)
     }
 }
 
 impl fmt::Debug for EventStream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let types = self.shared.lock().len();
         f.debug_struct("EventStream")
-            .field("event_types", &types)
+            .field("dead_letter_subscribers", &self.shared.dead_letters.open())
+            .field(
+                "other_subscribers",
+                &self.shared.others_open.load(Ordering::Acquire),
+            )
             .finish()
     }
 }
 
 /// A subscription to events of type `E`. Dropping it unsubscribes.
 ///
+/// It buffers unread events up to its [`capacity`](Self::capacity); events published
+/// while it is full are lost to it, and counted by [`lost`](Self::lost).
+///
 /// # Cancel safety
 ///
-/// [`Subscription::recv`] is cancel safe: an event is taken off the subscription only
-/// when the future completes.
+/// [`Subscription::recv`] and [`Subscription::recv_with_loss`] are cancel safe: an
+/// event, or a report of loss, is taken off the subscription only when the future
+/// completes.
 pub struct Subscription<E: Event> {
-    receiver: UnboundedReceiver<E>,
+    receiver: Receiver<Item<E>>,
+    loss: Arc<Loss>,
+    /// The event that came after a loss which `recv_with_loss` has just reported.
+    held: Option<E>,
     id: u64,
     stream: Weak<StreamShared>,
-    _event: PhantomData<fn() -> E>,
 }
 
 impl<E: Event> Subscription<E> {
-    /// The next event. `None` once the system that owns the stream is gone.
+    /// The next event, skipping over any loss (see [`lost`](Self::lost)). `None`
+    /// once the system that owns the stream is gone and the buffer is empty.
     pub async fn recv(&mut self) -> Option<E> {
-        self.receiver.recv().await
+        if let Some(event) = self.held.take() {
+            return Some(event);
+        }
+        self.receiver.recv().await.map(|item| item.event)
     }
 
-    /// The next event if one is already waiting.
+    /// The next event if one is already waiting, skipping over any loss.
     pub fn try_recv(&mut self) -> Option<E> {
-        self.receiver.try_recv().ok()
+        if let Some(event) = self.held.take() {
+            return Some(event);
+        }
+        self.receiver.try_recv().ok().map(|item| item.event)
+    }
+
+    /// The next event, or the number of events lost at this point in the stream
+    /// because the buffer was full. `None` once the system that owns the stream is
+    /// gone and everything, loss included, has been reported.
+    pub async fn recv_with_loss(&mut self) -> Option<Received<E>> {
+        if let Some(event) = self.held.take() {
+            return Some(Received::Event(event));
+        }
+        let item = match self.receiver.try_recv() {
+            Ok(item) => Some(item),
+            // The buffer is empty: what was lost since the last event is reported now
+            // rather than with an event that may never come.
+            Err(_) => match self.trailing_loss() {
+                Some(lost) => return Some(Received::Lost(lost)),
+                None => self.receiver.recv().await,
+            },
+        };
+        match item {
+            Some(Item {
+                lost_before: 0,
+                event,
+            }) => Some(Received::Event(event)),
+            Some(Item { lost_before, event }) => {
+                self.held = Some(event);
+                Some(Received::Lost(lost_before))
+            }
+            None => self.trailing_loss().map(Received::Lost),
+        }
+    }
+
+    fn trailing_loss(&self) -> Option<u64> {
+        match self.loss.unreported.swap(0, Ordering::AcqRel) {
+            0 => None,
+            lost => Some(lost),
+        }
+    }
+
+    /// How many events this subscription has lost so far because its buffer was full.
+    /// It only grows; [`recv_with_loss`](Self::recv_with_loss) reports where.
+    pub fn lost(&self) -> u64 {
+        self.loss.total.load(Ordering::Acquire)
+    }
+
+    /// How many events are waiting to be read. At most [`capacity`](Self::capacity),
+    /// plus the one event held back behind a loss that `recv_with_loss` just
+    /// reported.
+    pub fn buffered(&self) -> usize {
+        self.receiver.len() + usize::from(self.held.is_some())
+    }
+
+    /// How many unread events the buffer holds before new ones are lost.
+    pub fn capacity(&self) -> usize {
+        self.receiver.max_capacity()
     }
 
     /// End the subscription now; the same as dropping it.
@@ -183,7 +513,7 @@ impl<E: Event> Subscription<E> {
 impl<E: Event> Drop for Subscription<E> {
     fn drop(&mut self) {
         if let Some(shared) = self.stream.upgrade() {
-            EventStream::unsubscribe(&shared, TypeId::of::<E>(), self.id);
+            shared.unsubscribe::<E>(self.id);
         }
     }
 }
@@ -192,6 +522,9 @@ impl<E: Event> fmt::Debug for Subscription<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Subscription")
             .field("event", &std::any::type_name::<E>())
+            .field("capacity", &self.capacity())
+            .field("buffered", &self.buffered())
+            .field("lost", &self.lost())
             .finish()
     }
 }
@@ -353,5 +686,98 @@ mod tests {
         drop(b);
         assert_eq!(stream.subscriber_count::<u32>(), 0);
         assert_eq!(stream.publish(1_u32), 0);
+    }
+
+    #[tokio::test]
+    async fn a_loss_is_reported_where_it_happened_and_recv_skips_it() {
+        let stream = EventStream::default();
+        let mut gaps = stream.subscribe_with_capacity::<u32>(2).unwrap();
+        let mut plain = stream.subscribe_with_capacity::<u32>(2).unwrap();
+        assert_eq!(stream.publish(1_u32), 2);
+        assert_eq!(stream.publish(2_u32), 2);
+        assert_eq!(stream.publish(3_u32), 0);
+        assert_eq!((gaps.lost(), plain.lost()), (1, 1));
+        assert_eq!(gaps.recv_with_loss().await, Some(Received::Event(1)));
+        assert_eq!(plain.recv().await, Some(1));
+        assert_eq!(stream.publish(4_u32), 2);
+        assert_eq!(gaps.recv_with_loss().await, Some(Received::Event(2)));
+        assert_eq!(gaps.recv_with_loss().await, Some(Received::Lost(1)));
+        assert_eq!(gaps.buffered(), 1);
+        assert_eq!(gaps.recv_with_loss().await, Some(Received::Event(4)));
+        assert_eq!(gaps.try_recv(), None);
+        assert_eq!(plain.recv().await, Some(2));
+        assert_eq!(plain.recv().await, Some(4));
+        assert_eq!(plain.try_recv(), None);
+        assert_eq!((gaps.lost(), plain.lost()), (1, 1));
+    }
+
+    #[tokio::test]
+    async fn a_loss_at_the_end_is_reported_before_the_stream_closes() {
+        let stream = EventStream::default();
+        let mut sub = stream.subscribe_with_capacity::<u32>(1).unwrap();
+        stream.publish(1_u32);
+        stream.publish(2_u32);
+        stream.publish(3_u32);
+        drop(stream);
+        assert_eq!(sub.recv_with_loss().await, Some(Received::Event(1)));
+        assert_eq!(sub.recv_with_loss().await, Some(Received::Lost(2)));
+        assert_eq!(sub.recv_with_loss().await, None);
+        assert_eq!(sub.lost(), 2);
+    }
+
+    #[test]
+    fn a_capacity_out_of_range_is_refused_and_nothing_is_subscribed() {
+        let stream = EventStream::default();
+        assert_eq!(
+            stream.subscribe_with_capacity::<u32>(0).err(),
+            Some(CapacityError::Zero)
+        );
+        assert_eq!(
+            stream
+                .subscribe_with_capacity::<u32>(MAX_CAPACITY + 1)
+                .err(),
+            Some(CapacityError::TooLarge {
+                requested: MAX_CAPACITY + 1
+            })
+        );
+        assert_eq!(stream.subscriber_count::<u32>(), 0);
+        let sub = stream.subscribe::<u32>();
+        assert_eq!(sub.capacity(), DEFAULT_CAPACITY);
+        assert_eq!(sub.buffered(), 0);
+    }
+
+    #[test]
+    fn the_count_of_open_subscriptions_follows_every_type() {
+        let stream = EventStream::default();
+        let letters = stream.subscribe::<DeadLetter>();
+        let numbers = stream.subscribe::<u32>();
+        let words = stream.subscribe::<String>();
+        assert_eq!(stream.shared.others_open.load(Ordering::Acquire), 2);
+        assert_eq!(stream.subscriber_count::<DeadLetter>(), 1);
+        drop((letters, numbers));
+        assert_eq!(stream.shared.others_open.load(Ordering::Acquire), 1);
+        assert_eq!(stream.subscriber_count::<DeadLetter>(), 0);
+        words.unsubscribe();
+        assert_eq!(stream.shared.others_open.load(Ordering::Acquire), 0);
+    }
+
+    /// An event whose `Clone` publishes another event.
+    struct Echo(EventStream);
+
+    impl Clone for Echo {
+        fn clone(&self) -> Self {
+            self.0.publish(7_u8);
+            Self(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn an_event_may_publish_and_subscribe_while_it_is_cloned() {
+        let stream = EventStream::default();
+        let mut echoes = stream.subscribe::<Echo>();
+        let mut bytes = stream.subscribe::<u8>();
+        assert_eq!(stream.publish(Echo(stream.clone())), 1);
+        assert!(echoes.try_recv().is_some());
+        assert_eq!(bytes.try_recv(), Some(7));
     }
 }
