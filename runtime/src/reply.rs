@@ -57,11 +57,9 @@ impl<T: Message> ReplyTo<T> {
     pub fn send(self, answer: T, from: &ActorPath, system: &crate::ActorSystem) {
         match self.target {
             Some(target) => target.deliver(answer),
-            None => system.shared().dead_letter(
-                answer.into_payload(),
-                from,
-                DeadLetterReason::NoReplyExpected,
-            ),
+            None => system
+                .shared()
+                .dead_letter(answer, from, DeadLetterReason::NoReplyExpected),
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::error::{NotTopLevel, SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
 use crate::mailbox::SystemMessage;
-use crate::message::{Message, Payload};
+use crate::message::Message;
 
 /// The settings of an actor system.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -597,16 +597,19 @@ impl SystemShared {
         self.guardians().as_ref().map(pick)
     }
 
-    /// Publish a dead letter.
-    pub(crate) fn dead_letter(
+    /// Publish a dead letter. With no dead-letter subscriber and debug logging off,
+    /// the message is dropped here: no letter is built, no lock taken.
+    pub(crate) fn dead_letter<M: Message>(
         &self,
-        message: Payload,
+        message: M,
         recipient: &ActorPath,
         reason: DeadLetterReason,
     ) {
-        let letter = DeadLetter::new(message, recipient.clone(), reason);
-        tracing::debug!(%letter, "dead letter");
-        self.events.publish(letter);
+        if self.dead_letters_wanted() {
+            let letter = DeadLetter::new(message.into_payload(), recipient.clone(), reason);
+            tracing::debug!(%letter, "dead letter");
+            self.events.publish(letter);
+        }
     }
 
     /// Publish a dead letter for a message whose value is gone.
@@ -616,9 +619,17 @@ impl SystemShared {
         recipient: &ActorPath,
         reason: DeadLetterReason,
     ) {
-        let letter = DeadLetter::without_value(message_type, recipient.clone(), reason);
-        tracing::debug!(%letter, "dead letter");
-        self.events.publish(letter);
+        if self.dead_letters_wanted() {
+            let letter = DeadLetter::without_value(message_type, recipient.clone(), reason);
+            tracing::debug!(%letter, "dead letter");
+            self.events.publish(letter);
+        }
+    }
+
+    /// Whether anyone would see a dead letter: a subscriber, or the debug log. One
+    /// atomic load, then tracing's cached level check.
+    fn dead_letters_wanted(&self) -> bool {
+        self.events.subscriber_count::<DeadLetter>() > 0 || tracing::enabled!(tracing::Level::DEBUG)
     }
 
     /// A guardian has finished stopping.

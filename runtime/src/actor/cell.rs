@@ -606,7 +606,7 @@ impl<P: Message> CellState<P> {
             while let Ok(envelope) = receiver.try_recv() {
                 if let Envelope::Message(message) = envelope {
                     self.cell.core.system().dead_letter(
-                        message.into_payload(),
+                        message,
                         self.cell.core.path(),
                         DeadLetterReason::RecipientStopped,
                     );
@@ -784,5 +784,5 @@ async fn interruptible<P: Message>(
 fn undeliverable<P: Message>(cell: &LocalCell<P>, message: P, reason: DeadLetterReason) {
     cell.core
         .system()
-        .dead_letter(message.into_payload(), cell.core.path(), reason);
+        .dead_letter(message, cell.core.path(), reason);
 }

@@ -54,7 +54,7 @@ impl<P: Message> LocalCell<P> {
             }
             Sent::Refused(Envelope::Message(message)) => {
                 self.core.system().dead_letter(
-                    message.into_payload(),
+                    message,
                     self.core.path(),
                     DeadLetterReason::RecipientStopped,
                 );
@@ -65,7 +65,7 @@ impl<P: Message> LocalCell<P> {
             Sent::Unwanted(answer, reason) => {
                 self.core
                     .system()
-                    .dead_letter(answer.into_payload(), self.core.path(), reason);
+                    .dead_letter(answer, self.core.path(), reason);
                 false
             }
         }
