@@ -36,8 +36,6 @@ pub(crate) enum SystemMessage {
     Unwatch(AnyActorRef),
     /// An actor this one watches has stopped.
     Terminated(AnyActorRef),
-    /// A child of this actor has finished stopping (and left the child table).
-    ChildTerminated,
     /// A child stopped with a failure it escalated to this actor.
     ChildFailed {
         /// The child that escalated.
@@ -71,6 +69,12 @@ pub(crate) const PARKED: u8 = 16;
 /// Set by the shutdown deadline on an actor it gave up on: still in a handler when the
 /// deadline passed. Its parent no longer waits for it, only for its children.
 pub(crate) const ABANDONED: u8 = 32;
+/// A stop was asked while nothing else was queued: a stop costs a bit, not a queued
+/// message (no lock, no allocation). Read before the queue, as it came before it.
+const STOP: u8 = 64;
+/// Set while the actor, stopping or restarting, waits for its children to end: a
+/// child that ends wakes it only then.
+pub(crate) const WAITING_FOR_CHILDREN: u8 = 128;
 
 #[derive(Debug, Default)]
 struct SystemQueue {
@@ -109,16 +113,34 @@ impl SystemLane {
         Ok(())
     }
 
+    /// Ask the actor to stop. Without a lock or an allocation when nothing else is
+    /// queued; behind what is queued otherwise, so one sender's messages keep their
+    /// order. Asking an actor that has stopped does nothing.
+    pub(crate) fn request_stop(&self) {
+        if self.flags.load(Ordering::Acquire) & PENDING == 0 {
+            self.flags.fetch_or(STOP, Ordering::AcqRel);
+        } else {
+            let _ = self.push(SystemMessage::Stop);
+        }
+    }
+
     /// Take the next message, if any.
     #[inline(always)]
     pub(crate) fn pop(&self) -> Option<SystemMessage> {
-        if self.flags.load(Ordering::Acquire) & PENDING == 0 {
+        if self.flags.load(Ordering::Acquire) & (PENDING | STOP) == 0 {
             return None;
+        }
+        self.pop_slow()
+    }
+
+    #[cold]
+    fn pop_slow(&self) -> Option<SystemMessage> {
+        if self.flags.fetch_and(!STOP, Ordering::AcqRel) & STOP != 0 {
+            return Some(SystemMessage::Stop);
         }
         self.pop_locked()
     }
 
-    #[cold]
     fn pop_locked(&self) -> Option<SystemMessage> {
         let mut queue = self.lock();
         let items = &mut queue.used.as_mut()?.items;

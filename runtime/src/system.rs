@@ -24,7 +24,6 @@ use crate::behavior::{Behaviors, IntoBehavior};
 use crate::error::{NotTopLevel, SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
-use crate::mailbox::SystemMessage;
 use crate::message::Message;
 
 /// The settings of an actor system.
@@ -377,7 +376,7 @@ impl ActorSystem {
             return Err(refused());
         }
         // Refused by a closed lane: it has stopped already.
-        let _ = actor.send_system(SystemMessage::Stop);
+        actor.request_stop();
         Ok(())
     }
 
@@ -697,9 +696,9 @@ impl SystemShared {
             .checked_add(self.settings.shutdown_timeout)
             .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 100));
         let stop_both = async {
-            let _ = guardians.user.send_system(SystemMessage::Stop);
+            guardians.user.request_stop();
             let _ = stopped.wait_for(|s| s & USER_STOPPED != 0).await;
-            let _ = guardians.system.send_system(SystemMessage::Stop);
+            guardians.system.request_stop();
             let _ = stopped.wait_for(|s| s & SYSTEM_STOPPED != 0).await;
         };
         let mut stop_both = std::pin::pin!(stop_both);
@@ -791,12 +790,12 @@ fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
                 in_handler: true,
             });
             for grandchild in core.children().refs() {
-                let _ = grandchild.send_system(SystemMessage::Stop);
+                grandchild.request_stop();
             }
             if let Some(abort) = abort {
                 abort.abort();
             }
-            let _ = root.send_system(SystemMessage::ChildTerminated);
+            root.core().wake();
             count += 1;
         }
         count += abandon_busy(&child, cancelled);
@@ -814,7 +813,7 @@ fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
             Some(abort) => abort.abort(),
             // Listed, its task not spawned yet: it stops as soon as it runs.
             None => {
-                let _ = entry.child.send_system(SystemMessage::Stop);
+                entry.child.request_stop();
             }
         }
         if !entry.child.core().is_abandoned() {

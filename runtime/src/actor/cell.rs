@@ -327,6 +327,9 @@ impl<P: Message> CellState<P> {
                 }
             }
             Phase::Restarting => {
+                // A child's end only wakes the task: register before looking, so an
+                // end between the look and the registration is not lost.
+                self.cell.core.waker().register(cx.waker());
                 let waits_for_children = self
                     .rare
                     .as_ref()
@@ -343,6 +346,7 @@ impl<P: Message> CellState<P> {
                 }
             }
             Phase::Stopping | Phase::Finished => {
+                self.cell.core.waker().register(cx.waker());
                 if self.cell.core.children_settled() {
                     return Poll::Ready(Err(Slow::Finish));
                 }
@@ -426,10 +430,6 @@ impl<P: Message> CellState<P> {
                 if let Some(failure) = failure {
                     self.fail(failure).await;
                 }
-            }
-            SystemMessage::ChildTerminated => {
-                // The child left the table before it said so; the next poll sees
-                // whether a stop or restart waiting on children can go on.
             }
             SystemMessage::ChildFailed { child, failure } => {
                 let stale = self
@@ -526,7 +526,7 @@ impl<P: Message> CellState<P> {
         self.ctx.cancel_timers();
         if stop_children {
             for child in self.cell.core.children().refs() {
-                let _ = child.send_system(SystemMessage::Stop);
+                child.request_stop();
             }
         }
         let children_since = self.cell.core.system().uid_mark();
@@ -538,6 +538,7 @@ impl<P: Message> CellState<P> {
         }
         rare.backoff = delay.map(|delay| Box::pin(tokio::time::sleep(delay)));
         self.phase = Phase::Restarting;
+        self.cell.core.set_waiting_for_children(stop_children);
     }
 
     async fn restart(&mut self) {
@@ -545,6 +546,7 @@ impl<P: Message> CellState<P> {
             return;
         }
         self.phase = Phase::Running;
+        self.cell.core.set_waiting_for_children(false);
         let rare = self.rare();
         rare.backoff = None;
         let level = rare.restart_level;
@@ -578,6 +580,7 @@ impl<P: Message> CellState<P> {
             return;
         }
         self.phase = Phase::Stopping;
+        self.cell.core.set_waiting_for_children(true);
         self.cell.core.set_stopping();
         if let Some(failure) = escalate {
             self.rare().escalate = Some(failure);
@@ -588,7 +591,7 @@ impl<P: Message> CellState<P> {
         self.ctx.cancel_timers();
         self.close_user_lane();
         for child in self.cell.core.children().close() {
-            let _ = child.send_system(SystemMessage::Stop);
+            child.request_stop();
         }
     }
 
@@ -670,14 +673,19 @@ impl<P: Message> CellState<P> {
                 if !core.is_abandoned() || core.children().is_empty() {
                     parent.core().children().remove(&me);
                 }
-                let message = match escalate {
-                    Some(failure) => SystemMessage::ChildFailed {
-                        child: me.clone(),
-                        failure: failure.climb(core.path()),
-                    },
-                    None => SystemMessage::ChildTerminated,
-                };
-                let _ = parent.send_system(message);
+                match escalate {
+                    Some(failure) => {
+                        let failure = failure.climb(core.path());
+                        let message = SystemMessage::ChildFailed {
+                            child: me.clone(),
+                            failure,
+                        };
+                        let _ = parent.send_system(message);
+                    }
+                    // A parent that waits for its children is woken to look again; one
+                    // that does not has nothing to do.
+                    None => parent.core().child_ended(),
+                }
                 wake_waiting_ancestor(parent);
             }
             Parent::System => core.system().guardian_stopped(core.path()),
@@ -711,7 +719,7 @@ fn wake_waiting_ancestor(parent: &AnyActorRef) {
         };
         let next = next.clone();
         if !next.core().is_abandoned() {
-            let _ = next.send_system(SystemMessage::ChildTerminated);
+            next.core().wake();
             return;
         }
         above = next;
@@ -733,8 +741,7 @@ enum Awaited<P: Message> {
 /// A `Stop` (from `ctx.stop`, the parent stopping or restarting, or termination)
 /// drops the handler's future where it awaits, and so does a current child's
 /// escalation when `escalations_interrupt` (the escalation is the actor's own
-/// failure: supervision decides on it at once). A child's end needs nothing from the
-/// behavior and is dropped here; anything else (a watch, a watched actor's end) is
+/// failure: supervision decides on it at once). Anything else (a watch, a watched actor's end) is
 /// held and read after the handler, in the order it came.
 async fn interruptible<P: Message>(
     handler: impl Future<Output = Result<Behavior<P>, Failure>>,
@@ -772,7 +779,6 @@ async fn interruptible<P: Message>(
                     }
                     rare.get_or_insert_with(Rare::boxed).held.push_back(message);
                 }
-                SystemMessage::ChildTerminated => {}
                 message => rare.get_or_insert_with(Rare::boxed).held.push_back(message),
             }
         }

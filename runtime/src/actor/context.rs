@@ -222,7 +222,7 @@ impl<P: Message> ActorContext<P> {
             });
         }
         // A child that has already stopped has nothing left to stop.
-        let _ = child.send_system(SystemMessage::Stop);
+        child.request_stop();
         Ok(())
     }
 

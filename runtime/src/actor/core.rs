@@ -9,7 +9,7 @@ use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnyActorRef};
-use crate::mailbox::{ABANDONED, IN_HANDLER, PARKED, STOPPING, SystemLane};
+use crate::mailbox::{ABANDONED, IN_HANDLER, PARKED, STOPPING, SystemLane, WAITING_FOR_CHILDREN};
 use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
@@ -286,6 +286,25 @@ impl CellCore {
         let abandoned = self.children().all_abandoned();
         abandoned
             .is_some_and(|children| children.iter().all(|child| child.core().children_settled()))
+    }
+
+    /// Mark that the actor waits for its children to end (or no longer does).
+    pub(crate) fn set_waiting_for_children(&self, waiting: bool) {
+        self.lane.set_flag(WAITING_FOR_CHILDREN, waiting);
+    }
+
+    pub(crate) fn is_waiting_for_children(&self) -> bool {
+        self.lane.has_flag(WAITING_FOR_CHILDREN)
+    }
+
+    /// One of this actor's children has ended and left the table: wake the actor if
+    /// it waits for its children. The flag is set before the actor looks at its table
+    /// and read here after the child left it, both around the table's lock, so either
+    /// the actor sees the table without the child or the child sees the flag.
+    pub(crate) fn child_ended(&self) {
+        if self.is_waiting_for_children() {
+            self.wake();
+        }
     }
 
     /// Mark that the actor has begun to stop.

@@ -272,6 +272,13 @@ impl AnyActorRef {
         Ok(())
     }
 
+    /// Ask the actor to stop; nothing happens if it has stopped already.
+    pub(crate) fn request_stop(&self) {
+        let core = self.cell.core();
+        core.lane().request_stop();
+        core.wake();
+    }
+
     pub(crate) fn same_cell(&self, other: &AnyActorRef) -> bool {
         std::ptr::addr_eq(Arc::as_ptr(&self.cell), Arc::as_ptr(&other.cell))
     }
