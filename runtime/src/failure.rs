@@ -1,6 +1,6 @@
 //! What an actor fails with: a handler's error, or a panic caught at the cell.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
@@ -11,11 +11,20 @@ use std::task::{Context, Poll};
 
 use crate::actor::ActorPath;
 
+/// A boxed error of any type: what `?` turns every `std::error::Error + Send + Sync`
+/// into, so one handler can fail with errors of several types.
+///
+/// A handler may return `Result<_, BoxError>`. The failure still knows the error's
+/// own type: `on_failure::<std::io::Error>(..)` matches an `io::Error` that arrived
+/// in the box (see [`Failure::is`]).
+pub type BoxError = Box<dyn Error + Send + Sync + 'static>;
+
 /// The failure of an actor: a handler returned an error, or a handler panicked.
 ///
 /// A failure never reaches the sender of the message that caused it. It goes to the
 /// actor's supervision, which matches it by the type of the error
-/// (`on_failure::<std::io::Error>(..)`); a panic is matched as [`Panicked`].
+/// (`on_failure::<std::io::Error>(..)`); a panic is matched as [`Panicked`]. An error
+/// returned in a [`BoxError`] is matched by the type inside the box.
 ///
 /// When a failure is escalated, every actor it passes through is added to
 /// [`Failure::climbed`], so the error that terminates a system says where it began
@@ -50,6 +59,26 @@ impl Failure {
         }
     }
 
+    /// A failure carrying the error inside `error`: it is matched by the type of
+    /// that error, not as a box. A [`Failure`] in the box comes out as itself.
+    pub fn from_boxed(error: BoxError) -> Self {
+        Self::boxed(error, BOXED)
+    }
+
+    /// `error` unboxed, named `type_name` unless it is a failure already.
+    fn boxed(error: BoxError, type_name: &'static str) -> Self {
+        match error.downcast::<Failure>() {
+            Ok(failure) => *failure,
+            Err(error) => Self {
+                inner: Box::new(Inner {
+                    error: Arc::from(error),
+                    type_name,
+                    climbed: Vec::new(),
+                }),
+            },
+        }
+    }
+
     /// A failure for a caught panic, with the panic's message.
     pub(crate) fn from_panic(panic: Box<dyn Any + Send>) -> Self {
         let message = if let Some(text) = panic.downcast_ref::<&'static str>() {
@@ -62,7 +91,9 @@ impl Failure {
         Self::new(Panicked { message })
     }
 
-    /// Whether the error is an `E`.
+    /// Whether the error is an `E`. An error that was returned in a [`BoxError`] is
+    /// the error inside the box: a `Box<dyn Error + Send + Sync>` holding an
+    /// `io::Error` *is* an `io::Error`.
     pub fn is<E: Error + 'static>(&self) -> bool {
         self.inner.error.is::<E>()
     }
@@ -77,7 +108,10 @@ impl Failure {
         &*self.inner.error
     }
 
-    /// The type name of the error, for example `std::io::error::Error`.
+    /// The type name of the error as the handler returned it, for example
+    /// `std::io::error::Error`. An error returned in a [`BoxError`] is named
+    /// `Box<dyn Error + Send + Sync>`: the box does not say what it holds (ask with
+    /// [`Failure::is`] or [`Failure::downcast_ref`]).
     pub fn error_type(&self) -> &'static str {
         self.inner.type_name
     }
@@ -125,6 +159,15 @@ impl PartialEq for Failure {
 
 impl Eq for Failure {}
 
+/// What [`Failure::error_type`] says of an error that arrived in a [`BoxError`].
+const BOXED: &str = "Box<dyn Error + Send + Sync>";
+
+impl From<BoxError> for Failure {
+    fn from(error: BoxError) -> Self {
+        Self::from_boxed(error)
+    }
+}
+
 impl Error for Failure {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&*self.inner.error)
@@ -146,20 +189,64 @@ pub struct Panicked {
 #[error("invalid behavior: {0}")]
 pub struct InvalidBehavior(pub &'static str);
 
-/// What a handler's error becomes: anything that is a `std::error::Error`, and a
-/// [`Failure`] itself.
+/// What a handler's error becomes: anything that is a `std::error::Error + Send +
+/// Sync`, a [`BoxError`] holding one, and a [`Failure`] itself.
+///
+/// Whatever converts into a [`BoxError`] qualifies, so a `String` or a
+/// `&'static str` does too (supervision can then match it only with
+/// `on_any_failure`). An error in a box is matched by its own type.
+///
+/// # Examples
+///
+/// One handler, two error types, `?` on both, no `map_err`:
+///
+/// ```
+/// use tapio::prelude::*;
+/// use tapio::BoxError;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("the line is empty")]
+/// pub struct Empty;
+///
+/// fn parse(line: &str) -> Result<u64, BoxError> {
+///     if line.is_empty() {
+///         return Err(Empty.into());
+///     }
+///     Ok(line.trim().parse::<u64>()?)
+/// }
+///
+/// let lines: Behavior<String> = Behaviors::supervise(Behaviors::receive_message(
+///     |line: String| -> Result<_, BoxError> {
+///         let n = parse(&line)?;
+///         tracing::info!(n, "parsed");
+///         Ok(Behaviors::same())
+///     },
+/// ))
+/// // Matched through the box: an empty line is resumed, anything else stops.
+/// .on_failure::<Empty>(SupervisorStrategy::resume())
+/// .into();
+/// # let _ = lines;
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the error of a handler",
-    note = "a handler's error must implement `std::error::Error + Send + Sync + 'static`, so supervision can match it by type"
+    note = "a handler's error must implement `std::error::Error + Send + Sync + 'static`, or be a `Box<dyn std::error::Error + Send + Sync>` (`tapio::BoxError`), so supervision can match it by type"
 )]
 pub trait IntoFailure {
     /// Convert into a failure.
     fn into_failure(self) -> Failure;
 }
 
-impl<E: Error + Send + Sync + 'static> IntoFailure for E {
+impl<E> IntoFailure for E
+where
+    E: Into<BoxError> + 'static,
+{
     fn into_failure(self) -> Failure {
-        Failure::new(self)
+        let type_name = if TypeId::of::<E>() == TypeId::of::<BoxError>() {
+            BOXED
+        } else {
+            std::any::type_name::<E>()
+        };
+        Failure::boxed(self.into(), type_name)
     }
 }
 
@@ -200,6 +287,46 @@ mod tests {
         });
         let outer = Failure::new(inner);
         assert!(outer.is::<Panicked>());
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("custom")]
+    struct Custom;
+
+    #[test]
+    fn an_error_in_a_box_is_matched_by_its_own_type() {
+        let boxed: BoxError = Box::new(std::io::Error::other("refused"));
+        let failure = boxed.into_failure();
+        assert!(failure.is::<std::io::Error>());
+        assert!(!failure.is::<Custom>());
+        assert_eq!(failure.error_type(), "Box<dyn Error + Send + Sync>");
+        assert_eq!(failure.to_string(), "refused");
+
+        let failure = Failure::from(BoxError::from(Custom));
+        assert!(failure.downcast_ref::<Custom>().is_some());
+    }
+
+    #[test]
+    fn an_error_not_in_a_box_keeps_its_type_name() {
+        let failure = Custom.into_failure();
+        assert!(failure.is::<Custom>());
+        assert!(failure.error_type().ends_with("Custom"));
+    }
+
+    #[test]
+    fn a_failure_in_a_box_comes_out_as_itself() {
+        let inner = Failure::new(std::io::Error::other("refused"));
+        let boxed: BoxError = Box::new(inner.clone());
+        let failure = boxed.into_failure();
+        assert_eq!(failure, inner);
+        assert_eq!(failure.error_type(), inner.error_type());
+    }
+
+    #[test]
+    fn text_becomes_a_failure_too() {
+        let failure = "no such shelf".into_failure();
+        assert_eq!(failure.to_string(), "no such shelf");
+        assert!(!failure.is::<std::io::Error>());
     }
 
     #[test]

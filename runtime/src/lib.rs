@@ -124,7 +124,7 @@ pub use crate::error::{
     InvalidName, InvalidNameReason, NotAChild, NotTopLevel, SpawnError, SystemError,
 };
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
-pub use crate::failure::{Failure, IntoFailure, InvalidBehavior, Panicked};
+pub use crate::failure::{BoxError, Failure, IntoFailure, InvalidBehavior, Panicked};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyTo};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};

@@ -88,10 +88,17 @@ where
 
 /// What a handler may answer with: `()` (the same behavior), a [`Behavior`], a
 /// [`Receive`], or a `Result` of one of these whose error fails the actor.
+///
+/// The error may be of any type that implements `std::error::Error + Send + Sync`,
+/// or a [`BoxError`](crate::BoxError), into which `?` converts all of them: a
+/// handler that meets errors of several types returns `Result<_, BoxError>`, and
+/// supervision still matches each by its own type. A closure that uses `?` names its
+/// error type, as in `|line: String| -> Result<_, BoxError> { .. }`: Rust cannot
+/// guess which error `?` should convert into.
 #[diagnostic::on_unimplemented(
     message = "a handler of protocol `{P}` cannot answer with `{Self}`",
     label = "not a next behavior",
-    note = "answer with `()`, a `Behavior<{P}>` such as `Behaviors::same()` or `Behaviors::stopped()`, or a `Result` of one of these whose error implements `std::error::Error`"
+    note = "answer with `()`, a `Behavior<{P}>` such as `Behaviors::same()` or `Behaviors::stopped()`, or a `Result` of one of these whose error implements `std::error::Error` (or is a `tapio::BoxError`)"
 )]
 pub trait IntoNext<P: Message> {
     /// Convert into the next behavior, or the failure.
