@@ -49,8 +49,9 @@
 //! - [`Signal`]: `PreRestart`, `PostStop`, `Terminated` of a watched actor, and
 //!   `ChildFailed` of a child that escalated.
 //! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller.
-//! - [`Behaviors`]: `receive`, `receive_message`, `setup`, `same`, `stopped`,
-//!   `unhandled`, `supervise`; [`Actor`] and `#[actor]` for actors with fields.
+//! - [`Behaviors`]: `receive`, `receive_message` (and their `_async` forms),
+//!   `setup`, `same`, `stopped`, `unhandled`, `supervise`; [`Actor`] and `#[actor]`
+//!   for actors with fields.
 //! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers.
 //! - [`supervision`]: resume, restart with backoff, stop, escalate.
 //! - [`ask`]: [`ActorRef::ask`] and [`ActorRef::ask_with`], typed by the request.
@@ -71,9 +72,10 @@
 //! ## Runtime
 //!
 //! A system runs on the tokio runtime it is built in (multi-threaded or
-//! current-thread): one task per actor. Handlers may be `async`; while one awaits,
-//! its actor takes no other message, but still reads its system lane. Futures of
-//! `async` handlers must be `Send`.
+//! current-thread): one task per actor. Handlers may be `async` (`async fn` in an
+//! `#[actor]` block, [`Behaviors::receive_async`] for a functional behavior); while
+//! one awaits, its actor takes no other message, but still reads its system lane.
+//! Futures of `async` handlers must be `Send`.
 //!
 //! ## Cancel safety of handlers
 //!
@@ -118,7 +120,7 @@ pub use crate::actor::context::{ActorContext, Ctx};
 pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
 pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
-    Actor, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
+    Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
 pub use crate::error::{
     InvalidName, InvalidNameReason, NotAChild, NotTopLevel, SpawnError, SystemError,

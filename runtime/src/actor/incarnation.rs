@@ -143,8 +143,9 @@ impl<P: Message> Running<P> {
     ) -> Dispatched<'a, P> {
         let outcome = match self {
             Running::Receive(receive) => {
-                match catch_unwind(AssertUnwindSafe(|| receive.message(ctx, message))) {
-                    Ok(outcome) => outcome,
+                match catch_unwind(AssertUnwindSafe(move || receive.message(ctx, message))) {
+                    Ok(HandledKind::Ready(outcome)) => outcome,
+                    Ok(HandledKind::Pending(future)) => return Dispatched::Pending(future),
                     Err(panic) => Err(Failure::from_panic(panic)),
                 }
             }

@@ -5,12 +5,13 @@ mod convert;
 mod receive;
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 pub(crate) use self::actor::HandledKind;
 pub use self::actor::{Actor, Handled};
 pub use self::convert::{IntoBehavior, IntoNext, SetupOutput};
-pub use self::receive::Receive;
+pub use self::receive::{AsyncHandler, Receive};
 
 use crate::actor::context::ActorContext;
 use crate::failure::Failure;
@@ -208,7 +209,8 @@ impl Behaviors {
     /// Handle each message with `handler`, which gets the actor's context.
     ///
     /// `handler` returns the next behavior, `()` for "the same", or a `Result` of
-    /// either. Add a signal handler with [`Receive::on_signal`].
+    /// either. Add a signal handler with [`Receive::on_signal`]. For a handler that
+    /// awaits, see [`Behaviors::receive_async`].
     pub fn receive<P, F, R>(handler: F) -> Receive<P>
     where
         P: Message,
@@ -226,6 +228,100 @@ impl Behaviors {
         R: IntoNext<P>,
     {
         Receive::new(move |_, message| handler(message).into_next())
+    }
+
+    /// Handle each message with an `async` handler, which gets the actor's context:
+    /// `Behaviors::receive_async(async move |ctx, message: P| { .. })`.
+    ///
+    /// The handler answers like the one of [`Behaviors::receive`]: `()`, the next
+    /// behavior, or a `Result` of either. While its future runs, the actor takes no
+    /// other message, the same as for an `async` handler of an `#[actor]`: messages
+    /// are handled one at a time and in order, and the future may hold `ctx` across
+    /// an `.await`. A stop or a child's escalation drops the future where it awaits
+    /// (see the crate docs, "Cancel safety of handlers"); other signals wait until it
+    /// is done.
+    ///
+    /// Two requirements, both checked when it compiles:
+    ///
+    /// - The future must be `Send`, because the actor's task may move to another
+    ///   worker thread at any `.await`: hold nothing that is not `Send` (an `Rc`, a
+    ///   `std::sync::MutexGuard`) across an `.await`.
+    /// - The closure must be `Clone` (it is when what it captures is): it is cloned
+    ///   for each message and the future owns its clone. Capture what is cheap to
+    ///   clone, such as refs, senders and `Arc`s. This is how the future can use the
+    ///   closure's captures while it borrows the context; Rust cannot yet require the
+    ///   future of a borrowing async closure to be `Send`.
+    ///
+    /// Add a (synchronous) signal handler with [`Receive::on_signal`].
+    ///
+    /// # Examples
+    ///
+    /// An echo that waits before it answers, and stops on zero:
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tapio::prelude::*;
+    ///
+    /// #[message]
+    /// pub struct Echo { pub n: u64, pub to: ActorRef<u64> }
+    ///
+    /// fn echo(delay: Duration) -> Behavior<Echo> {
+    ///     Behaviors::receive_async(async move |ctx, echo: Echo| {
+    ///         tokio::time::sleep(delay).await;
+    ///         tracing::debug!(path = %ctx.path(), n = echo.n, "echo");
+    ///         echo.to.tell(echo.n);
+    ///         if echo.n == 0 { Behaviors::stopped() } else { Behaviors::same() }
+    ///     })
+    ///     .into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let system = ActorSystem::new("echo")?;
+    /// # let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    /// # let reader = system.spawn(Behaviors::receive_message(move |n: u64| { let _ = tx.send(n); }), "reader")?;
+    /// let echo = system.spawn(echo(Duration::from_millis(1)), "echo")?;
+    /// echo.tell(Echo { n: 2, to: reader.clone() });
+    /// echo.tell(Echo { n: 1, to: reader });
+    /// # assert_eq!(rx.recv().await, Some(2));
+    /// # assert_eq!(rx.recv().await, Some(1));
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// A future that is not `Send` is refused:
+    ///
+    /// ```compile_fail
+    /// use std::rc::Rc;
+    /// use tapio::prelude::*;
+    ///
+    /// let _ = Behaviors::receive_async(async |_ctx, n: u64| {
+    ///     let shared = Rc::new(n);
+    ///     tokio::task::yield_now().await;
+    ///     tracing::info!(n = *shared);
+    /// });
+    /// ```
+    pub fn receive_async<P, F, R>(handler: F) -> Receive<P>
+    where
+        P: Message,
+        F: AsyncFn(&mut ActorContext<P>, P) -> R + for<'a> AsyncHandler<'a, P, Output = R>,
+        R: IntoNext<P>,
+    {
+        Receive::new_async(handler)
+    }
+
+    /// Handle each message with an `async` handler that needs no context:
+    /// `Behaviors::receive_message_async(async move |message: P| { .. })`. The same
+    /// as [`Behaviors::receive_async`] otherwise: one message at a time, in order; a
+    /// `Send` future; a `Clone` closure, cloned for each message.
+    pub fn receive_message_async<P, F, Fut, R>(handler: F) -> Receive<P>
+    where
+        P: Message,
+        F: AsyncFn(P) -> R + FnOnce(P) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoNext<P>,
+    {
+        Receive::new_async(move |_: &mut ActorContext<P>, message: P| handler(message))
     }
 
     /// Deferred construction: `factory` runs when the actor starts, with its
