@@ -189,6 +189,23 @@ pub struct Panicked {
 #[error("invalid behavior: {0}")]
 pub struct InvalidBehavior(pub &'static str);
 
+/// The failure of a restart that had to run a [`Behaviors::setup_once`] factory
+/// again: it ran when the actor started and is gone.
+///
+/// The actor stops with it, whatever the restart strategy said (the log says so,
+/// and watchers see the actor terminated). The same failure stops a second actor
+/// spawned from a clone of the same one-shot behavior.
+///
+/// [`Behaviors::setup_once`]: crate::Behaviors::setup_once
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a restart cannot run the `Behaviors::setup_once` factory again: it ran when the actor \
+     started; put the `Behaviors::supervise(..)` inside the one-shot setup so a restart \
+     rebuilds only what it supervises, or use `Behaviors::setup` with a factory that can \
+     run again"
+)]
+pub struct RestartWithoutFactory;
+
 /// What a handler's error becomes: anything that is a `std::error::Error + Send +
 /// Sync`, a [`BoxError`] holding one, and a [`Failure`] itself.
 ///

@@ -50,7 +50,7 @@
 //!   `ChildFailed` of a child that escalated.
 //! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller.
 //! - [`Behaviors`]: `receive`, `receive_message` (and their `_async` forms),
-//!   `setup`, `same`, `stopped`, `unhandled`, `supervise`; [`Actor`] and `#[actor]`
+//!   `setup`, `setup_once`, `same`, `stopped`, `unhandled`, `supervise`; [`Actor`] and `#[actor]`
 //!   for actors with fields.
 //! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers.
 //! - [`supervision`]: resume, restart with backoff, stop, escalate.
@@ -126,7 +126,9 @@ pub use crate::error::{
     InvalidName, InvalidNameReason, NotAChild, NotTopLevel, SpawnError, SystemError,
 };
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
-pub use crate::failure::{BoxError, Failure, IntoFailure, InvalidBehavior, Panicked};
+pub use crate::failure::{
+    BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
+};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyTo};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};

@@ -223,6 +223,10 @@ impl From<Restart> for SupervisorStrategy {
 /// restarted incarnation cannot start (its setup fails or panics), the clause that
 /// ordered the restart decides that failure too, whatever its type: it counts against
 /// the same limit and waits out the same backoff, so a broken setup never spins.
+/// The exception is a restart that would run a
+/// [`Behaviors::setup_once`](crate::Behaviors::setup_once) factory again: it fails
+/// with [`RestartWithoutFactory`](crate::RestartWithoutFactory), which no further
+/// restart could cure, so the actor stops.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restart {
     max_restarts: u32,
@@ -595,6 +599,10 @@ pub(crate) fn decide_failed_restart<P: Message>(
     let Some(at) = levels.get_mut(level) else {
         return Decision::Stop { exhausted: false };
     };
+    // A one-shot setup cannot run again: another restart would fail the same way.
+    if !at.spec.inner.can_start_again() {
+        return Decision::Stop { exhausted: false };
+    }
     let spec = at.spec.clone();
     match spec.clauses.get(clause) {
         Some(decider) => at.apply(level, clause, &decider.strategy),

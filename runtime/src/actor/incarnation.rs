@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use crate::actor::context::ActorContext;
 use crate::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
-use crate::failure::{CatchPanic, Failure, InvalidBehavior};
+use crate::failure::{CatchPanic, Failure, InvalidBehavior, RestartWithoutFactory};
 use crate::message::Message;
 use crate::signal::Signal;
 use crate::supervision::Supervise;
@@ -51,10 +51,18 @@ impl<P: Message> Running<P> {
         let mut next = behavior;
         loop {
             *self = match next.kind {
-                Kind::Setup(factory) => {
-                    let started = catch_unwind(AssertUnwindSafe(|| factory(ctx)))
-                        .map_err(Failure::from_panic)??;
-                    match started.0 {
+                Kind::Setup(factory) => match run_setup(|| factory(ctx))? {
+                    StartedKind::Behavior(behavior) => {
+                        next = behavior;
+                        continue;
+                    }
+                    StartedKind::Actor(actor) => Running::Actor(actor),
+                },
+                Kind::SetupOnce(setup) => {
+                    let factory = setup
+                        .take()
+                        .ok_or_else(|| Failure::new(RestartWithoutFactory))?;
+                    match run_setup(|| factory(ctx))? {
                         StartedKind::Behavior(behavior) => {
                             next = behavior;
                             continue;
@@ -114,6 +122,14 @@ impl<P: Message> Running<P> {
             }
         }
     }
+}
+
+/// Run a setup factory; a panic in it is a failure.
+fn run_setup<P: Message>(
+    factory: impl FnOnce() -> Result<crate::behavior::Started<P>, Failure>,
+) -> Result<StartedKind<P>, Failure> {
+    let started = catch_unwind(AssertUnwindSafe(factory)).map_err(Failure::from_panic)??;
+    Ok(started.0)
 }
 
 /// What handing a message to the running incarnation gave.

@@ -6,7 +6,7 @@ mod receive;
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 pub(crate) use self::actor::HandledKind;
 pub use self::actor::{Actor, Handled};
@@ -75,6 +75,24 @@ pub struct Behavior<P: Message> {
 pub(crate) type SetupFn<P> =
     dyn Fn(&mut ActorContext<P>) -> Result<Started<P>, Failure> + Send + Sync;
 pub(crate) type ActorFactory<P> = dyn Fn() -> Box<dyn Actor<Msg = P>> + Send + Sync;
+type OnceFn<P> = dyn FnOnce(&mut ActorContext<P>) -> Result<Started<P>, Failure> + Send;
+
+/// The factory of a [`Behaviors::setup_once`], until it runs.
+pub(crate) struct SetupOnce<P: Message>(Mutex<Option<Box<OnceFn<P>>>>);
+
+impl<P: Message> SetupOnce<P> {
+    /// The factory, the first time; `None` ever after.
+    pub(crate) fn take(&self) -> Option<Box<OnceFn<P>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    fn is_spent(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+}
 
 pub(crate) enum Kind<P: Message> {
     Same,
@@ -84,6 +102,7 @@ pub(crate) enum Kind<P: Message> {
     Ignore,
     Receive(Receive<P>),
     Setup(Arc<SetupFn<P>>),
+    SetupOnce(Arc<SetupOnce<P>>),
     Actor(Arc<ActorFactory<P>>),
     Supervise(Arc<Supervise<P>>),
 }
@@ -122,8 +141,19 @@ impl<P: Message> Behavior<P> {
             Kind::Ignore => "ignore",
             Kind::Receive(_) => "receive",
             Kind::Setup(_) => "setup",
+            Kind::SetupOnce(_) => "setup_once",
             Kind::Actor(_) => "actor",
             Kind::Supervise(_) => "supervise",
+        }
+    }
+
+    /// Whether starting this behavior again can work: not when it is (or
+    /// supervises) a [`Behaviors::setup_once`] whose factory already ran.
+    pub(crate) fn can_start_again(&self) -> bool {
+        match &self.kind {
+            Kind::SetupOnce(setup) => !setup.is_spent(),
+            Kind::Supervise(supervise) => supervise.inner.can_start_again(),
+            _ => true,
         }
     }
 
@@ -153,6 +183,7 @@ impl<P: Message> Clone for Behavior<P> {
             Kind::Ignore => Kind::Ignore,
             Kind::Receive(receive) => Kind::Receive(receive.clone()),
             Kind::Setup(setup) => Kind::Setup(setup.clone()),
+            Kind::SetupOnce(setup) => Kind::SetupOnce(setup.clone()),
             Kind::Actor(factory) => Kind::Actor(factory.clone()),
             Kind::Supervise(supervise) => Kind::Supervise(supervise.clone()),
         })
@@ -330,6 +361,10 @@ impl Behaviors {
     ///
     /// This is the place to spawn children that must come back after a restart,
     /// and to create state that a restart must reset.
+    ///
+    /// Because it may run again, `factory` is `Fn`: it cannot move a value out of
+    /// what it captured. To hand an actor a value that exists once (a
+    /// `oneshot::Sender`, a connected socket), use [`Behaviors::setup_once`].
     pub fn setup<P, F, S>(factory: F) -> Behavior<P>
     where
         P: Message,
@@ -339,6 +374,71 @@ impl Behaviors {
         Behavior::from_kind(Kind::Setup(Arc::new(move |ctx| {
             factory(ctx).into_started()
         })))
+    }
+
+    /// Deferred construction that runs once: `factory` is `FnOnce`, so it can move
+    /// what it captured (a `oneshot::Sender`, a socket, a receiver) into the actor
+    /// it builds, without a `Mutex<Option<_>>`. It returns what a
+    /// [`Behaviors::setup`] factory returns.
+    ///
+    /// The price is that a restart cannot run it again. If a `supervise` around it
+    /// orders a restart, the restart fails with [`RestartWithoutFactory`] and the
+    /// actor stops, whatever the strategy said: the failure is logged, and
+    /// watchers see the actor terminated. Resume and stop work as usual. To restart
+    /// what a one-shot setup builds, put the `supervise` *inside* it: a restart then
+    /// rebuilds the supervised behavior, and the one-shot setup does not run again
+    /// (a setup outside `supervise(..)` never does). The behavior is a value used
+    /// once too: spawning a clone of it a second time fails the same way.
+    ///
+    /// [`RestartWithoutFactory`]: crate::RestartWithoutFactory
+    ///
+    /// # Examples
+    ///
+    /// An actor that owns the sending half of a oneshot channel and completes it:
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    /// use tokio::sync::oneshot;
+    ///
+    /// #[message]
+    /// pub struct Finish(pub u64);
+    ///
+    /// pub struct Job {
+    ///     done: Option<oneshot::Sender<u64>>,
+    /// }
+    ///
+    /// #[actor]
+    /// impl Job {
+    ///     fn finish(&mut self, Finish(n): Finish) -> Behavior<JobMsg> {
+    ///         if let Some(done) = self.done.take() {
+    ///             let _ = done.send(n);
+    ///         }
+    ///         Behaviors::stopped()
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let system = ActorSystem::new("jobs")?;
+    /// let (done, result) = oneshot::channel();
+    /// // `done` moves into the actor: no `Mutex`, no `Clone`.
+    /// let job = system.spawn(Behaviors::setup_once(move |_ctx| Job { done: Some(done) }), "job")?;
+    /// job.tell(Finish(42));
+    /// assert_eq!(result.await?, 42);
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn setup_once<P, F, S>(factory: F) -> Behavior<P>
+    where
+        P: Message,
+        F: FnOnce(&mut ActorContext<P>) -> S + Send + 'static,
+        S: SetupOutput<P>,
+    {
+        let factory: Box<OnceFn<P>> = Box::new(move |ctx| factory(ctx).into_started());
+        Behavior::from_kind(Kind::SetupOnce(Arc::new(SetupOnce(Mutex::new(Some(
+            factory,
+        ))))))
     }
 
     /// A behavior built with the actor's timers at hand: `factory` runs like a setup
