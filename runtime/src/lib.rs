@@ -66,7 +66,8 @@
 //!   declares it a [`Request`] answered with a `T`.
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
 //!   type, generates the protocol enum `{Type}Msg` and the dispatch. A handler of a
-//!   request returns the reply; `#[signal]` marks the signal handler.
+//!   request returns the reply, or a [`ReplyThen`] to answer and then stop or switch
+//!   (either in a `Result`); `#[signal]` marks the signal handler.
 //! - `#[tapio::test]` runs an `async fn` test with a fresh system and fails it on leaks.
 //!
 //! ## Runtime
@@ -130,7 +131,7 @@ pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
-pub use crate::reply::{IntoReply, NoReply, ReplyTo};
+pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};

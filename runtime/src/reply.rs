@@ -52,6 +52,28 @@ impl<T: Message> ReplyTo<T> {
         self.target.is_some()
     }
 
+    /// Answer with what a request handler returns, from the actor of `ctx`, and
+    /// return the next behavior: what the code `#[actor]` generates does with a
+    /// request handler's return value, for an [`Actor`](crate::Actor) written by
+    /// hand.
+    ///
+    /// `output` is the answer (then the behavior stays the same), a
+    /// [`ReplyThen`] (the answer, then its next behavior), or a `Result` of either,
+    /// whose error is the actor's failure and sends no answer.
+    ///
+    /// # Errors
+    ///
+    /// The failure `output` carries; nothing is sent then.
+    pub fn answer<P, O>(self, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>
+    where
+        P: Message,
+        O: IntoReply<T, P>,
+    {
+        let (answer, next) = output.into_reply()?;
+        self.send(answer, ctx.path(), ctx.system());
+        Ok(next)
+    }
+
     /// Deliver `answer`; `from` is the answering actor, named in the dead letter when
     /// nobody awaits it.
     pub fn send(self, answer: T, from: &ActorPath, system: &crate::ActorSystem) {
@@ -73,29 +95,129 @@ impl<T: Message> fmt::Debug for ReplyTo<T> {
     }
 }
 
-/// What a request handler may return: the declared reply type `R`, or a `Result` of
-/// it whose error fails the actor.
+/// What a request handler may return: the declared reply type `R`, a
+/// [`ReplyThen<R, P>`] (the answer, then a next behavior for the actor of protocol
+/// `P`), or a `Result` of either whose error fails the actor (and sends no answer).
 #[diagnostic::on_unimplemented(
     message = "a handler of a request answered with `{R}` cannot return `{Self}`",
-    label = "expected `{R}`, or a `Result<{R}, E>`",
-    note = "the request declares its reply with `#[message(reply = {R})]`: return that type, or change the declaration"
+    label = "expected `{R}`, a `ReplyThen<{R}, {P}>`, or a `Result` of one of these",
+    note = "the request declares its reply with `#[message(reply = {R})]`: return that type (or `ReplyThen<{R}, {P}>` to answer and then stop or switch), or change the declaration"
 )]
-pub trait IntoReply<R: Message> {
-    /// The answer, or the failure.
-    fn into_reply(self) -> Result<R, Failure>;
+pub trait IntoReply<R: Message, P: Message> {
+    /// The answer and the next behavior, or the failure.
+    fn into_reply(self) -> Result<(R, Behavior<P>), Failure>;
 }
 
-impl<R: Message> IntoReply<R> for R {
+impl<R: Message, P: Message> IntoReply<R, P> for R {
     #[inline]
-    fn into_reply(self) -> Result<R, Failure> {
-        Ok(self)
+    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
+        Ok((self, Behaviors::same()))
     }
 }
 
-impl<R: Message, E: IntoFailure> IntoReply<R> for Result<R, E> {
+impl<R: Message, P: Message> IntoReply<R, P> for ReplyThen<R, P> {
     #[inline]
-    fn into_reply(self) -> Result<R, Failure> {
-        self.map_err(IntoFailure::into_failure)
+    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
+        Ok((self.answer, self.next))
+    }
+}
+
+// Two impls for `Result`, not one over `Result<T: IntoReply, E>`: a reply type may
+// itself be a `Result`, and the general impl would overlap with the one for `R`.
+impl<R: Message, P: Message, E: IntoFailure> IntoReply<R, P> for Result<R, E> {
+    #[inline]
+    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
+        match self {
+            Ok(answer) => Ok((answer, Behaviors::same())),
+            Err(error) => Err(error.into_failure()),
+        }
+    }
+}
+
+impl<R: Message, P: Message, E: IntoFailure> IntoReply<R, P> for Result<ReplyThen<R, P>, E> {
+    #[inline]
+    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
+        self.map_err(IntoFailure::into_failure)?.into_reply()
+    }
+}
+
+/// An answer to a request, then what the actor does next: return it from a request
+/// handler to answer and then stop, or answer and then switch behavior.
+///
+/// The answer is sent first, so whoever asked gets it, and then the next behavior
+/// applies: [`ReplyThen::stop`] stops the actor after the answer (an `ask` resolves
+/// with the answer, and watchers then see the actor terminated).
+///
+/// `P` is the protocol of the answering actor: in an `#[actor]` block, the
+/// generated enum, as in `ReplyThen<u64, AccountMsg>`.
+///
+/// # Examples
+///
+/// ```
+/// use tapio::prelude::*;
+/// use tapio::ReplyThen;
+///
+/// #[message(reply = u64)]
+/// pub struct Close;
+///
+/// #[derive(Clone, Default)]
+/// pub struct Account { balance: u64 }
+///
+/// #[actor]
+/// impl Account {
+///     // Answer with the final balance, then stop.
+///     fn close(&mut self, _: Close) -> ReplyThen<u64, AccountMsg> {
+///         ReplyThen::stop(self.balance)
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let system = ActorSystem::new("bank")?;
+/// let account = system.spawn(Account { balance: 7 }, "account")?;
+/// assert_eq!(account.ask(Close).await?, 7);
+/// # system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "a `ReplyThen` does nothing unless a request handler returns it"]
+pub struct ReplyThen<R, P: Message> {
+    answer: R,
+    next: Behavior<P>,
+}
+
+impl<R: Message, P: Message> ReplyThen<R, P> {
+    /// Answer with `answer`, then continue as `next`: [`Behaviors::same`],
+    /// [`Behaviors::stopped`], or another behavior to switch to.
+    pub fn new(answer: R, next: impl Into<Behavior<P>>) -> Self {
+        Self {
+            answer,
+            next: next.into(),
+        }
+    }
+
+    /// Answer with `answer`, then stop the actor.
+    pub fn stop(answer: R) -> Self {
+        Self::new(answer, Behaviors::stopped())
+    }
+
+    /// The answer.
+    pub fn answer(&self) -> &R {
+        &self.answer
+    }
+
+    /// What the actor does after answering.
+    pub fn next(&self) -> &Behavior<P> {
+        &self.next
+    }
+}
+
+impl<R: fmt::Debug, P: Message> fmt::Debug for ReplyThen<R, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReplyThen")
+            .field("answer", &self.answer)
+            .field("next", &self.next)
+            .finish()
     }
 }
 
@@ -114,12 +236,10 @@ impl<P: Message, O: IntoNext<P>> Finish<P, O> for NoReply {
     }
 }
 
-impl<P: Message, R: Message, O: IntoReply<R>> Finish<P, O> for ReplyTo<R> {
+impl<P: Message, R: Message, O: IntoReply<R, P>> Finish<P, O> for ReplyTo<R> {
     #[inline]
     fn finish(self, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure> {
-        let answer = output.into_reply()?;
-        self.send(answer, ctx.path(), ctx.system());
-        Ok(Behaviors::same())
+        self.answer(ctx, output)
     }
 }
 
