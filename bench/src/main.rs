@@ -1,27 +1,54 @@
-//! The core benchmark: tell throughput, ping-pong round trips, and spawning idle
-//! actors, each next to the same workload on raw `tokio::sync::mpsc` task loops, on a
-//! 2-worker multi-thread runtime and on a current-thread runtime.
+//! The core benchmark: each workload on tapio next to the same work on raw tokio tasks
+//! and channels, measured in the same run, on a 2-worker multi-thread runtime and on a
+//! current-thread runtime; for ask and skynet, actix too.
+//!
+//! - tell: throughput of tells to one actor (raw: an unbounded mpsc to a task);
+//! - ping-pong: round trips between two actors that tell each other;
+//! - ask: sequential request/reply from a plain task, outside any actor (raw: an mpsc
+//!   to a task that answers through a oneshot; actix: `Addr::send`);
+//! - spawn and memory: 100,000 idle actors, each in a child process of its own;
+//! - stop: terminating a system of 100,000 idle actors, until all have ended (raw:
+//!   100,000 idle tasks, each told to end through its channel, all awaited);
+//! - skynet: a tree of 1,111,111 actors, 10 children each down to 1,000,000 leaves; the
+//!   leaves report their number, the sums flow up to the root;
+//! - dead letters: tells to a stopped actor nobody subscribes to dead letters for
+//!   (raw: `UnboundedSender::send` to a closed channel).
 //!
 //! Run it with `cargo run --release --manifest-path bench/Cargo.toml`. Every figure
-//! is the median of several runs; the ratios compare tapio with the raw loop measured
-//! in the same process (for memory, in a child process each, so one measurement does
-//! not inherit the other's freed heap).
+//! is the median of several runs; the table at the end gives each framework's ratio
+//! to the raw baseline and the goals of issue 7. actix runs its actors on a
+//! single-threaded arbiter (its own `System` on a current-thread runtime): it has no
+//! place on the 2-worker row, which shows a dash for it.
 //!
 //! `core spawn-child <raw|tapio> <mt|ct>` is the child process the spawn measurement
-//! starts; it prints `nanos_per_spawn bytes_per_actor`.
+//! starts; it prints `nanos_per_spawn nanos_until_started bytes_per_actor`.
+//! `core profile <workload> <mt|ct>` runs one workload many times, for a profiler.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use tapio::{Actor, ActorContext, ActorRef, ActorSystem, Behaviors, Handled, Protocol};
-use tokio::sync::{Notify, mpsc};
+use tapio::testkit::TestProbe;
+use tapio::{
+    Actor, ActorContext, ActorRef, ActorSystem, Behavior, Behaviors, Handled, Protocol, actor,
+    message,
+};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 const TELLS: u64 = 1_000_000;
 const ROUND_TRIPS: u64 = 100_000;
 const SPAWNS: usize = 100_000;
+const ASKS: u64 = 100_000;
+const STOPS: usize = 100_000;
+/// Skynet's leaves: 10 children per actor, six levels down.
+const SKYNET_LEAVES: u64 = 1_000_000;
+/// Skynet's actors: the leaves and every level above them.
+const SKYNET_ACTORS: u64 = 1_111_111;
+const DEAD_LETTERS: u64 = 1_000_000;
 const RUNS: usize = 7;
+/// For the workloads that take a second or so a run: stop and skynet.
+const HEAVY_RUNS: usize = 3;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Flavor {
@@ -62,10 +89,44 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn measure(flavor: Flavor, work: impl Fn(&tokio::runtime::Runtime) -> Duration) -> Duration {
+/// The median of `runs` runs of `work` on a fresh runtime, after one warm-up run.
+fn measure(
+    flavor: Flavor,
+    runs: usize,
+    work: impl Fn(&tokio::runtime::Runtime) -> Duration,
+) -> Duration {
     let runtime = flavor.runtime();
     work(&runtime); // warm-up
-    median((0..RUNS).map(|_| work(&runtime)).collect())
+    median((0..runs).map(|_| work(&runtime)).collect())
+}
+
+/// As `measure`, for actix: its own `System` on a current-thread runtime, and `work`
+/// in a task of its own, as `in_task` runs the others.
+fn measure_actix<F>(runs: usize, work: impl Fn() -> F) -> Duration
+where
+    F: Future<Output = Duration> + 'static,
+{
+    let system = actix::System::new();
+    let run = || {
+        system
+            .block_on(async { actix::spawn(work()).await })
+            .expect("the measured task finished")
+    };
+    run(); // warm-up
+    median((0..runs).map(|_| run()).collect())
+}
+
+/// Run `work` in a task rather than in `block_on`: on the multi-thread runtime the
+/// future given to `block_on` runs outside the workers, and an actor (or setup code)
+/// that spawns or waits does so on a worker.
+fn in_task<F>(runtime: &tokio::runtime::Runtime, work: F) -> F::Output
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    runtime
+        .block_on(async { tokio::spawn(work).await })
+        .expect("the measured task finished")
 }
 
 // ---------------------------------------------------------------- tell throughput
@@ -291,18 +352,13 @@ fn spawn_child(kind: String, flavor: &str) {
     // Spawned from inside a task, as an actor (or setup code) spawns its children:
     // on the multi-thread runtime, a spawn from outside the workers pays for the
     // shared injection queue and for waking a worker, whatever is being spawned.
-    let (elapsed, running, bytes) = runtime
-        .block_on(async {
-            tokio::spawn(async move {
-                if kind == "raw" {
-                    spawn_raw().await
-                } else {
-                    spawn_tapio().await
-                }
-            })
-            .await
-        })
-        .expect("the spawning task finished");
+    let (elapsed, running, bytes) = in_task(&runtime, async move {
+        if kind == "raw" {
+            spawn_raw().await
+        } else {
+            spawn_tapio().await
+        }
+    });
     println!(
         "{} {} {}",
         elapsed.as_nanos() / SPAWNS as u128,
@@ -336,75 +392,612 @@ fn spawn_in_child(kind: &str, flavor: Flavor) -> (u64, u64, u64) {
     runs[runs.len() / 2]
 }
 
+// ---------------------------------------------------------------- ask
+
+async fn ask_raw() -> Duration {
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u64, oneshot::Sender<u64>)>();
+    tokio::spawn(async move {
+        while let Some((n, reply)) = rx.recv().await {
+            let _ = reply.send(n);
+        }
+    });
+    let start = Instant::now();
+    let mut sum = 0_u64;
+    for n in 0..ASKS {
+        let (reply, answer) = oneshot::channel();
+        let _ = tx.send((n, reply));
+        sum = sum.wrapping_add(answer.await.expect("an answer"));
+    }
+    let elapsed = start.elapsed();
+    std::hint::black_box(sum);
+    elapsed
+}
+
+/// A request whose answer is its own number.
+#[message(reply = u64)]
+pub struct Echo(pub u64);
+
+/// Answers every `Echo`.
+#[derive(Clone)]
+struct Echoer;
+
+#[actor]
+impl Echoer {
+    fn echo(&mut self, Echo(n): Echo) -> u64 {
+        n
+    }
+}
+
+async fn ask_tapio() -> Duration {
+    let system = ActorSystem::new("bench").expect("a system");
+    let echoer = system.spawn(Echoer, "echoer").expect("spawned");
+    let start = Instant::now();
+    let mut sum = 0_u64;
+    for n in 0..ASKS {
+        sum = sum.wrapping_add(echoer.ask(Echo(n)).await.expect("an answer"));
+    }
+    let elapsed = start.elapsed();
+    std::hint::black_box(sum);
+    system.terminate().await;
+    elapsed
+}
+
+/// actix's request, answered with its number.
+struct ActixEcho(u64);
+
+impl actix::Message for ActixEcho {
+    type Result = u64;
+}
+
+struct ActixEchoer;
+
+impl actix::Actor for ActixEchoer {
+    type Context = actix::Context<Self>;
+}
+
+impl actix::Handler<ActixEcho> for ActixEchoer {
+    type Result = u64;
+
+    fn handle(&mut self, ActixEcho(n): ActixEcho, _: &mut Self::Context) -> u64 {
+        n
+    }
+}
+
+async fn ask_actix() -> Duration {
+    use actix::Actor as _;
+    let echoer = ActixEchoer.start();
+    let start = Instant::now();
+    let mut sum = 0_u64;
+    for n in 0..ASKS {
+        sum = sum.wrapping_add(echoer.send(ActixEcho(n)).await.expect("an answer"));
+    }
+    let elapsed = start.elapsed();
+    std::hint::black_box(sum);
+    elapsed
+}
+
+// ---------------------------------------------------------------- stopping
+
+/// `STOPS` idle tasks, each with a channel, all started; then each is told to end
+/// and every one is awaited.
+async fn stop_raw() -> Duration {
+    let started = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::with_capacity(STOPS);
+    for _ in 0..STOPS {
+        let (tx, mut rx) = mpsc::unbounded_channel::<()>();
+        let started = started.clone();
+        let task = tokio::spawn(async move {
+            started.fetch_add(1, Ordering::AcqRel);
+            let _ = rx.recv().await;
+        });
+        tasks.push((tx, task));
+    }
+    wait_for(&started, STOPS).await;
+    let start = Instant::now();
+    for (tx, _) in &tasks {
+        let _ = tx.send(());
+    }
+    for (_, task) in tasks {
+        let _ = task.await;
+    }
+    start.elapsed()
+}
+
+/// `STOPS` idle actors, all started; then the system terminates, which stops every
+/// one and returns once all have ended.
+async fn stop_tapio() -> Duration {
+    let system = ActorSystem::new("bench").expect("a system");
+    let started = Arc::new(AtomicUsize::new(0));
+    let counter = started.clone();
+    let idle: Behavior<u64> = Behaviors::setup(move |_| {
+        counter.fetch_add(1, Ordering::AcqRel);
+        Behaviors::ignore()
+    });
+    for _ in 0..STOPS {
+        let _ = system.spawn_anonymous(idle.clone()).expect("spawned");
+    }
+    wait_for(&started, STOPS).await;
+    let start = Instant::now();
+    system.terminate().await;
+    start.elapsed()
+}
+
+// ---------------------------------------------------------------- skynet
+
+const SKYNET_SUM: u64 = SKYNET_LEAVES * (SKYNET_LEAVES - 1) / 2;
+
+/// A task that is the skynet node for the numbers `num .. num + size`.
+fn skynet_raw_node(num: u64, size: u64, report: mpsc::UnboundedSender<u64>) {
+    tokio::spawn(async move {
+        if size == 1 {
+            let _ = report.send(num);
+            return;
+        }
+        let step = size / 10;
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for i in 0..10 {
+            skynet_raw_node(num + i * step, step, tx.clone());
+        }
+        let mut sum = 0;
+        for _ in 0..10 {
+            sum += rx.recv().await.unwrap_or(0);
+        }
+        let _ = report.send(sum);
+    });
+}
+
+async fn skynet_raw() -> Duration {
+    let start = Instant::now();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    skynet_raw_node(0, SKYNET_LEAVES, tx);
+    let sum = rx.recv().await;
+    let elapsed = start.elapsed();
+    assert_eq!(sum, Some(SKYNET_SUM));
+    elapsed
+}
+
+/// An inner skynet node: sums what its ten children report, reports the sum, stops.
+struct SkynetNode {
+    report: ActorRef<u64>,
+    sum: u64,
+    seen: u32,
+}
+
+impl Protocol for SkynetNode {
+    type Msg = u64;
+}
+
+impl Actor for SkynetNode {
+    fn handle<'a>(&'a mut self, _: &'a mut ActorContext<u64>, n: u64) -> Handled<'a, u64> {
+        self.sum += n;
+        self.seen += 1;
+        if self.seen < 10 {
+            return Handled::ready(());
+        }
+        self.report.tell(self.sum);
+        Handled::ready(Behaviors::stopped())
+    }
+}
+
+/// The skynet actor for the numbers `num .. num + size`: a leaf reports its number
+/// when it starts, a node spawns its ten children when it starts.
+fn skynet_tapio_node(num: u64, size: u64, report: ActorRef<u64>) -> Behavior<u64> {
+    if size == 1 {
+        return Behaviors::setup(move |_| {
+            report.tell(num);
+            Behaviors::stopped()
+        });
+    }
+    Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+        let step = size / 10;
+        for i in 0..10 {
+            let child = skynet_tapio_node(num + i * step, step, ctx.self_ref().clone());
+            let _ = ctx.spawn_anonymous(child).expect("spawned");
+        }
+        SkynetNode {
+            report: report.clone(),
+            sum: 0,
+            seen: 0,
+        }
+    })
+}
+
+async fn skynet_tapio() -> Duration {
+    let system = ActorSystem::new("bench").expect("a system");
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let result: ActorRef<u64> = system
+        .spawn(
+            Behaviors::receive_message(move |sum: u64| {
+                let _ = tx.send(sum);
+            }),
+            "result",
+        )
+        .expect("spawned");
+    let start = Instant::now();
+    let _ = system
+        .spawn_anonymous(skynet_tapio_node(0, SKYNET_LEAVES, result))
+        .expect("spawned");
+    let sum = rx.recv().await;
+    let elapsed = start.elapsed();
+    assert_eq!(sum, Some(SKYNET_SUM));
+    system.terminate().await;
+    elapsed
+}
+
+/// What an actix skynet node reports to its parent.
+struct ActixSum(u64);
+
+impl actix::Message for ActixSum {
+    type Result = ();
+}
+
+struct ActixSkynetNode {
+    num: u64,
+    size: u64,
+    report: actix::Recipient<ActixSum>,
+    sum: u64,
+    seen: u32,
+}
+
+impl actix::Actor for ActixSkynetNode {
+    type Context = actix::Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        use actix::{ActorContext as _, AsyncContext as _};
+        if self.size == 1 {
+            self.report.do_send(ActixSum(self.num));
+            ctx.stop();
+            return;
+        }
+        let step = self.size / 10;
+        let me = ctx.address().recipient();
+        for i in 0..10 {
+            actix::Actor::start(ActixSkynetNode {
+                num: self.num + i * step,
+                size: step,
+                report: me.clone(),
+                sum: 0,
+                seen: 0,
+            });
+        }
+    }
+}
+
+impl actix::Handler<ActixSum> for ActixSkynetNode {
+    type Result = ();
+
+    fn handle(&mut self, ActixSum(n): ActixSum, ctx: &mut Self::Context) {
+        use actix::ActorContext as _;
+        self.sum += n;
+        self.seen += 1;
+        if self.seen == 10 {
+            self.report.do_send(ActixSum(self.sum));
+            ctx.stop();
+        }
+    }
+}
+
+/// Hands the root's sum over to the benchmark.
+struct ActixResult(Option<oneshot::Sender<u64>>);
+
+impl actix::Actor for ActixResult {
+    type Context = actix::Context<Self>;
+}
+
+impl actix::Handler<ActixSum> for ActixResult {
+    type Result = ();
+
+    fn handle(&mut self, ActixSum(n): ActixSum, _: &mut Self::Context) {
+        if let Some(done) = self.0.take() {
+            let _ = done.send(n);
+        }
+    }
+}
+
+async fn skynet_actix() -> Duration {
+    use actix::Actor as _;
+    let (done, sum) = oneshot::channel();
+    let result = ActixResult(Some(done)).start();
+    let start = Instant::now();
+    ActixSkynetNode {
+        num: 0,
+        size: SKYNET_LEAVES,
+        report: result.recipient(),
+        sum: 0,
+        seen: 0,
+    }
+    .start();
+    let sum = sum.await;
+    let elapsed = start.elapsed();
+    assert_eq!(sum, Ok(SKYNET_SUM));
+    elapsed
+}
+
+// ---------------------------------------------------------------- dead letters
+
+async fn dead_letters_raw() -> Duration {
+    let (tx, rx) = mpsc::unbounded_channel::<u64>();
+    drop(rx);
+    let start = Instant::now();
+    for n in 0..DEAD_LETTERS {
+        std::hint::black_box(tx.send(n).is_err());
+    }
+    start.elapsed()
+}
+
+/// Tells to an actor that has stopped, with nobody subscribed to dead letters.
+async fn dead_letters_tapio() -> Duration {
+    let system = ActorSystem::new("bench").expect("a system");
+    let once: ActorRef<u64> = system
+        .spawn(
+            Behaviors::receive_message(|_: u64| Behaviors::stopped()),
+            "once",
+        )
+        .expect("spawned");
+    let mut probe = TestProbe::<u64>::new(&system);
+    probe.watch(&once);
+    once.tell(0_u64);
+    probe.expect_terminated(&once, Duration::from_secs(5)).await;
+    drop(probe);
+    let start = Instant::now();
+    for n in 0..DEAD_LETTERS {
+        once.tell(n);
+    }
+    let elapsed = start.elapsed();
+    system.terminate().await;
+    elapsed
+}
+
 // ---------------------------------------------------------------- report
 
 fn per(d: Duration, n: u64) -> f64 {
     d.as_nanos() as f64 / n as f64
 }
 
+/// actix's figure for a row.
+#[derive(Clone, Copy)]
+enum Actix {
+    /// Not part of this workload's comparison.
+    Absent,
+    /// actix cannot run on this runtime.
+    Dash,
+    Measured(f64),
+}
+
+/// One line of the final table.
+struct Row {
+    workload: &'static str,
+    flavor: Flavor,
+    unit: &'static str,
+    raw: f64,
+    tapio: f64,
+    actix: Actix,
+    goal: &'static str,
+}
+
+impl Row {
+    fn print(&self) {
+        let actix = match self.actix {
+            Actix::Absent => (String::new(), String::new()),
+            Actix::Dash => ("-".to_owned(), "-".to_owned()),
+            Actix::Measured(ns) => (format!("{ns:.1}"), format!("{:.2}", ns / self.raw)),
+        };
+        println!(
+            "{:<12} {:<4} {:<9} {:>10.1} {:>10.1} {:>10} {:>9.2} {:>9}   {}",
+            self.workload,
+            self.flavor.arg(),
+            self.unit,
+            self.raw,
+            self.tapio,
+            actix.0,
+            self.tapio / self.raw,
+            actix.1,
+            self.goal
+        );
+    }
+}
+
+/// Every workload on one runtime flavor, or those `only` names; each row is printed
+/// as soon as it is known.
+fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
+    let want = |workload: &str| only.is_empty() || only.iter().any(|w| w == workload);
+    let mut rows = Vec::new();
+    let mut row = |row: Row| {
+        row.print();
+        rows.push(row);
+    };
+    // actix's figure, in nanoseconds per `n`: on the current-thread row only.
+    let actix = |figure: &dyn Fn() -> Duration, n: u64| match flavor {
+        Flavor::CurrentThread => Actix::Measured(per(figure(), n)),
+        Flavor::MultiThread => Actix::Dash,
+    };
+
+    if want("tell") {
+        let raw = measure(flavor, RUNS, |rt| rt.block_on(tell_raw()));
+        let ours = measure(flavor, RUNS, |rt| rt.block_on(tell_tapio()));
+        row(Row {
+            workload: "tell",
+            flavor,
+            unit: "ns/msg",
+            raw: per(raw, TELLS),
+            tapio: per(ours, TELLS),
+            actix: Actix::Absent,
+            goal: "~1.0x",
+        });
+    }
+
+    if want("ping-pong") {
+        let raw = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_raw()));
+        let ours = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_tapio()));
+        row(Row {
+            workload: "ping-pong",
+            flavor,
+            unit: "ns/rt",
+            raw: per(raw, ROUND_TRIPS),
+            tapio: per(ours, ROUND_TRIPS),
+            actix: Actix::Absent,
+            goal: "<= 1.2x",
+        });
+    }
+
+    if want("ask") {
+        let raw = measure(flavor, RUNS, |rt| in_task(rt, ask_raw()));
+        let ours = measure(flavor, RUNS, |rt| in_task(rt, ask_tapio()));
+        row(Row {
+            workload: "ask",
+            flavor,
+            unit: "ns/ask",
+            raw: per(raw, ASKS),
+            tapio: per(ours, ASKS),
+            actix: actix(&|| measure_actix(RUNS, ask_actix), ASKS),
+            goal: "<= 1.5x, ahead of actix (ct)",
+        });
+    }
+
+    if want("spawn") {
+        let (raw_ns, raw_running, raw_bytes) = spawn_in_child("raw", flavor);
+        let (ours_ns, ours_running, ours_bytes) = spawn_in_child("tapio", flavor);
+        row(Row {
+            workload: "spawn",
+            flavor,
+            unit: "ns/actor",
+            raw: raw_ns as f64,
+            tapio: ours_ns as f64,
+            actix: Actix::Absent,
+            goal: "<= 1000 ns",
+        });
+        row(Row {
+            workload: "  +start",
+            flavor,
+            unit: "ns/actor",
+            raw: raw_running as f64,
+            tapio: ours_running as f64,
+            actix: Actix::Absent,
+            goal: "until every one has run",
+        });
+        row(Row {
+            workload: "memory",
+            flavor,
+            unit: "B/actor",
+            raw: raw_bytes as f64,
+            tapio: ours_bytes as f64,
+            actix: Actix::Absent,
+            goal: "<= 765 B",
+        });
+    }
+
+    if want("stop") {
+        let raw = measure(flavor, HEAVY_RUNS, |rt| in_task(rt, stop_raw()));
+        let ours = measure(flavor, HEAVY_RUNS, |rt| in_task(rt, stop_tapio()));
+        row(Row {
+            workload: "stop",
+            flavor,
+            unit: "ns/actor",
+            raw: per(raw, STOPS as u64),
+            tapio: per(ours, STOPS as u64),
+            actix: Actix::Absent,
+            goal: "<= 1.5x",
+        });
+    }
+
+    if want("skynet") {
+        let raw = measure(flavor, HEAVY_RUNS, |rt| in_task(rt, skynet_raw()));
+        let ours = measure(flavor, HEAVY_RUNS, |rt| in_task(rt, skynet_tapio()));
+        row(Row {
+            workload: "skynet",
+            flavor,
+            unit: "ns/actor",
+            raw: per(raw, SKYNET_ACTORS),
+            tapio: per(ours, SKYNET_ACTORS),
+            actix: actix(&|| measure_actix(HEAVY_RUNS, skynet_actix), SKYNET_ACTORS),
+            goal: "<= 1.2x, ahead of actix",
+        });
+    }
+
+    if want("dead-letters") {
+        let raw = measure(flavor, RUNS, |rt| rt.block_on(dead_letters_raw()));
+        let ours = measure(flavor, RUNS, |rt| rt.block_on(dead_letters_tapio()));
+        row(Row {
+            workload: "dead letter",
+            flavor,
+            unit: "ns/letter",
+            raw: per(raw, DEAD_LETTERS),
+            tapio: per(ours, DEAD_LETTERS),
+            actix: Actix::Absent,
+            goal: "",
+        });
+    }
+    rows
+}
+
+fn print_header() {
+    println!(
+        "{:<12} {:<4} {:<9} {:>10} {:>10} {:>10} {:>9} {:>9}   goal (issue 7)",
+        "workload", "rt", "unit", "raw", "tapio", "actix", "tapio/raw", "actix/raw"
+    );
+}
+
+fn profile(workload: &str, flavor: Flavor) {
+    let runtime = flavor.runtime();
+    for _ in 0..40 {
+        let _ = match workload {
+            "tell-raw" => runtime.block_on(tell_raw()),
+            "ping" => runtime.block_on(ping_pong_tapio()),
+            "ping-raw" => runtime.block_on(ping_pong_raw()),
+            "ask" => in_task(&runtime, ask_tapio()),
+            "ask-raw" => in_task(&runtime, ask_raw()),
+            "stop" => in_task(&runtime, stop_tapio()),
+            "stop-raw" => in_task(&runtime, stop_raw()),
+            "skynet" => in_task(&runtime, skynet_tapio()),
+            "skynet-raw" => in_task(&runtime, skynet_raw()),
+            "dead" => runtime.block_on(dead_letters_tapio()),
+            _ => runtime.block_on(tell_tapio()),
+        };
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("spawn-child") {
-        spawn_child(args[2].clone(), &args[3]);
-        return;
-    }
-    if args.get(1).map(String::as_str) == Some("profile") {
-        // `core profile <tell|tell-raw|ping|ping-raw> <mt|ct>`: one workload, many times,
-        // for a profiler to sample.
-        let flavor = if args.get(3).map(String::as_str) == Some("mt") {
+    let flavor_arg = |i: usize| {
+        if args.get(i).map(String::as_str) == Some("mt") {
             Flavor::MultiThread
         } else {
             Flavor::CurrentThread
-        };
-        let runtime = flavor.runtime();
-        for _ in 0..40 {
-            let _ = match args.get(2).map(String::as_str) {
-                Some("tell-raw") => runtime.block_on(tell_raw()),
-                Some("ping") => runtime.block_on(ping_pong_tapio()),
-                Some("ping-raw") => runtime.block_on(ping_pong_raw()),
-                _ => runtime.block_on(tell_tapio()),
-            };
         }
-        return;
+    };
+    match args.get(1).map(String::as_str) {
+        Some("spawn-child") => {
+            spawn_child(args[2].clone(), &args[3]);
+            return;
+        }
+        Some("profile") => {
+            // `core profile <tell|tell-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|
+            // skynet|skynet-raw|dead> <mt|ct>`
+            profile(args.get(2).map_or("tell", String::as_str), flavor_arg(3));
+            return;
+        }
+        _ => {}
     }
-    println!("tapio core benchmark (median of {RUNS} runs; ratio = tapio / raw tokio mpsc)");
+    println!(
+        "tapio core benchmark: median of {RUNS} runs ({HEAVY_RUNS} for stop and skynet); \
+         ratio = framework / raw tokio; actix on its own current-thread System, \
+         '-' where it cannot run on 2 workers"
+    );
+    print_header();
+    let mut table = Vec::new();
+    // `core [workload ..]`: only those rows (tell, ping-pong, ask, spawn, stop,
+    // skynet, dead-letters).
+    let only = &args[1..];
     for flavor in [Flavor::MultiThread, Flavor::CurrentThread] {
-        println!("\n[{}]", flavor.name());
-        let raw = measure(flavor, |rt| rt.block_on(tell_raw()));
-        let ours = measure(flavor, |rt| rt.block_on(tell_tapio()));
-        println!(
-            "tell       raw {:>7.1} ns/msg   tapio {:>7.1} ns/msg   ratio {:.2}  (target <= 1.25)",
-            per(raw, TELLS),
-            per(ours, TELLS),
-            per(ours, TELLS) / per(raw, TELLS)
-        );
-        let raw = measure(flavor, |rt| rt.block_on(ping_pong_raw()));
-        let ours = measure(flavor, |rt| rt.block_on(ping_pong_tapio()));
-        println!(
-            "ping-pong  raw {:>7.1} ns/rt    tapio {:>7.1} ns/rt    ratio {:.2}  (target <= 1.30)",
-            per(raw, ROUND_TRIPS),
-            per(ours, ROUND_TRIPS),
-            per(ours, ROUND_TRIPS) / per(raw, ROUND_TRIPS)
-        );
-        let (raw_ns, raw_running, raw_bytes) = spawn_in_child("raw", flavor);
-        let (ours_ns, ours_running, ours_bytes) = spawn_in_child("tapio", flavor);
-        println!(
-            "spawn      raw {:>7} ns/task   tapio {:>7} ns/actor  ratio {:.2}  (target <= 1000 ns)",
-            raw_ns,
-            ours_ns,
-            ours_ns as f64 / raw_ns.max(1) as f64
-        );
-        println!(
-            "  +start   raw {:>7} ns/task   tapio {:>7} ns/actor  ratio {:.2}  (until every one has run)",
-            raw_running,
-            ours_running,
-            ours_running as f64 / raw_running.max(1) as f64
-        );
-        println!(
-            "memory     raw {:>7} B/task    tapio {:>7} B/actor   ratio {:.2}  (target <= 765 B)",
-            raw_bytes,
-            ours_bytes,
-            ours_bytes as f64 / raw_bytes.max(1) as f64
-        );
+        table.extend(rows(flavor, only));
+    }
+    println!(
+        "\nSummary (mt = {}, ct = {})",
+        Flavor::MultiThread.name(),
+        Flavor::CurrentThread.name()
+    );
+    print_header();
+    for row in &table {
+        row.print();
     }
 }
