@@ -13,10 +13,19 @@
 //! - [`AskError::Timeout`]: nothing came before the deadline (5 s unless
 //!   [`Ask::timeout`] says otherwise). An answer that comes later is a dead letter
 //!   ([`AskEnded`](crate::DeadLetterReason::AskEnded)) (S22).
-//! - [`AskError::TargetTerminated`]: the target stopped before answering. The ask
-//!   watches its target, so it fails at once instead of at the deadline (S23).
+//! - [`AskError::TargetTerminated`]: the target stopped before answering, and the ask
+//!   fails at once instead of at the deadline (S23). The request carries the promise:
+//!   a target that had stopped refuses it, and one that stops with the request still
+//!   queued, or in hand, drops it, which fails the ask. An ask still waiting after a
+//!   millisecond also watches its target, so it fails as soon as the target stops
+//!   even when the reply ref lives on elsewhere (handed to another actor, or kept by
+//!   a dead-letter subscriber).
 //! - [`AskError::Unanswered`]: the request was dropped without an answer, for
 //!   example by a protocol that does not carry the reply ref.
+//!
+//! A quick answer costs no watch, no timer and no registration anywhere: the
+//! promise is a task-less cell beside the answer channel, which no registry knows
+//! of.
 //!
 //! # Examples
 //!
@@ -54,10 +63,11 @@
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
 
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, promise};
 use crate::message::{Accepts, Answers, Message, Request};
@@ -92,16 +102,22 @@ pub enum AskError {
 }
 
 /// An ask on its way: await it for the answer. The request was sent when the ask was
-/// made; [`Ask::timeout`] sets the deadline (5 s by default), counted from the first
-/// poll.
+/// made; [`Ask::timeout`] sets the deadline (5 s by default), counted from when the
+/// ask starts to wait: its first poll, or one turn of the scheduler later when the
+/// answer did not come in that turn (a quick answer costs no clock reading and no
+/// timer).
 #[must_use = "an ask does nothing with its answer unless it is awaited"]
 pub struct Ask<R: Message> {
     answer: oneshot::Receiver<R>,
     target: AnyActorRef,
-    /// Woken when the target ends; `None` when it had ended before the ask.
-    end: Option<Arc<Notify>>,
+    /// The target had stopped: it refused the request.
+    refused: bool,
     timeout: Duration,
 }
+
+/// How long an ask relies on its request alone to learn that the target stopped,
+/// before it watches the target too.
+const WATCH_AFTER: Duration = Duration::from_millis(1);
 
 impl<R: Message> Ask<R> {
     /// The deadline unless one is given.
@@ -113,15 +129,45 @@ impl<R: Message> Ask<R> {
         self
     }
 
-    async fn wait(self) -> Result<R, AskError> {
-        let Self {
-            mut answer,
-            target,
-            end,
-            timeout,
-        } = self;
+    /// The error for an answer channel that closed: the promise went away unanswered.
+    /// A request dropped by a target that stops (or had stopped) was not refused: its
+    /// target is gone.
+    fn dropped(&self) -> AskError {
+        let target = self.target.path().clone();
+        if self.target.core().is_stopping() {
+            AskError::TargetTerminated { target }
+        } else {
+            AskError::Unanswered { target }
+        }
+    }
+
+    /// Wait for an answer that did not come in the target's first turn: with the
+    /// deadline armed, and after a millisecond a watch on the target as well, in case
+    /// its reply ref lives on elsewhere.
+    async fn wait_slow(mut self) -> Result<R, AskError> {
+        let timeout = self.timeout;
+        let path = || self.target.path().clone();
+        let timed_out = |answer: &mut oneshot::Receiver<R>| {
+            answer.try_recv().map_err(|_| AskError::Timeout {
+                target: path(),
+                after: timeout,
+            })
+        };
+        let start = Instant::now();
+        let sleep = tokio::time::sleep_until(start + timeout.min(WATCH_AFTER));
+        tokio::pin!(sleep);
+        tokio::select! {
+            biased;
+            answer = &mut self.answer => return answer.map_err(|_| self.dropped()),
+            () = &mut sleep => {}
+        }
+        if timeout <= WATCH_AFTER {
+            return timed_out(&mut self.answer);
+        }
+        sleep.as_mut().reset(start + timeout);
+        let target = &self.target;
         let target_ended = async {
-            let Some(end) = end else {
+            let Some(end) = target.core().lane().end_notice() else {
                 return;
             };
             let notified = end.notified();
@@ -133,36 +179,98 @@ impl<R: Message> Ask<R> {
             }
             notified.await;
         };
-        let path = || target.path().clone();
-        // A request dropped by a target that stops (or had stopped) was not refused: its
-        // target is gone.
-        let dropped = || {
-            if target.core().is_stopping() {
-                AskError::TargetTerminated { target: path() }
-            } else {
-                AskError::Unanswered { target: path() }
-            }
-        };
+        let mut answer = &mut self.answer;
         tokio::select! {
             biased;
-            answer = &mut answer => answer.map_err(|_| dropped()),
+            received = &mut answer => received.map_err(|_| self.dropped()),
             () = target_ended => answer
                 .try_recv()
                 // The target ended; an answer may have made it out just before.
                 .map_err(|_| AskError::TargetTerminated { target: path() }),
-            () = tokio::time::sleep(timeout) => answer
-                .try_recv()
-                .map_err(|_| AskError::Timeout { target: path(), after: timeout }),
+            () = &mut sleep => timed_out(answer),
+        }
+    }
+}
+
+/// What [`Ask`] turns into when awaited: resolves to the answer, or to why none came.
+///
+/// It first waits on the request alone, and gives the target one turn (the awaiting
+/// task goes to the back of the run queue) before it arms the deadline: an answer
+/// that comes in that turn costs no timer, no clock reading and no allocation. After
+/// that it waits with the deadline, and after a millisecond with a watch on the
+/// target as well.
+///
+/// # Cancel safety
+///
+/// Dropping it ends the ask: an answer that comes later is a dead letter.
+#[must_use = "futures do nothing unless polled"]
+pub struct AskFuture<R: Message> {
+    state: Waiting<R>,
+}
+
+enum Waiting<R: Message> {
+    /// On the request alone; `yielded` once the target has had its turn.
+    Quick { ask: Ask<R>, yielded: bool },
+    /// With the deadline armed.
+    Slow(Pin<Box<dyn Future<Output = Result<R, AskError>> + Send>>),
+    /// For the moment the ask moves from the one to the other.
+    Arming,
+}
+
+impl<R: Message> Future for AskFuture<R> {
+    type Output = Result<R, AskError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Waiting::Quick { ask, yielded } = &mut this.state {
+            if ask.refused {
+                return Poll::Ready(Err(AskError::TargetTerminated {
+                    target: ask.target.path().clone(),
+                }));
+            }
+            match Pin::new(&mut ask.answer).poll(cx) {
+                Poll::Ready(answer) => return Poll::Ready(answer.map_err(|_| ask.dropped())),
+                Poll::Pending if !*yielded => {
+                    *yielded = true;
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                Poll::Pending => {}
+            }
+            if let Waiting::Quick { ask, .. } = std::mem::replace(&mut this.state, Waiting::Arming)
+            {
+                this.state = Waiting::Slow(Box::pin(ask.wait_slow()));
+            }
+        }
+        match &mut this.state {
+            Waiting::Slow(slow) => slow.as_mut().poll(cx),
+            Waiting::Quick { .. } | Waiting::Arming => Poll::Pending,
         }
     }
 }
 
 impl<R: Message> IntoFuture for Ask<R> {
     type Output = Result<R, AskError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+    type IntoFuture = AskFuture<R>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.wait())
+        AskFuture {
+            state: Waiting::Quick {
+                ask: self,
+                yielded: false,
+            },
+        }
+    }
+}
+
+impl<R: Message> fmt::Debug for AskFuture<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("AskFuture");
+        match &self.state {
+            Waiting::Quick { ask, .. } => debug.field("ask", ask),
+            Waiting::Slow(_) | Waiting::Arming => debug.field("deadline", &"armed"),
+        };
+        debug.finish()
     }
 }
 
@@ -183,8 +291,8 @@ impl<P: Message> ActorRef<P> {
         M: Request + Message<ReplySlot = ReplyTo<<M as Request>::Reply>>,
         P: Answers<M>,
     {
-        let (reply_to, ask) = self.prepare_ask();
-        self.deliver(P::wrap_with(request, ReplyTo::to(reply_to)));
+        let (reply_to, mut ask) = self.prepare_ask();
+        ask.refused = !self.try_deliver(P::wrap_with(request, ReplyTo::to(reply_to)));
         ask
     }
 
@@ -221,8 +329,8 @@ impl<P: Message> ActorRef<P> {
         P: Accepts<M>,
         F: FnOnce(ActorRef<R>) -> M,
     {
-        let (reply_to, ask) = self.prepare_ask();
-        self.deliver(P::wrap(build(reply_to)));
+        let (reply_to, mut ask) = self.prepare_ask();
+        ask.refused = !self.try_deliver(P::wrap(build(reply_to)));
         ask
     }
 
@@ -230,11 +338,10 @@ impl<P: Message> ActorRef<P> {
     fn prepare_ask<R: Message>(&self) -> (ActorRef<R>, Ask<R>) {
         let target = self.erase();
         let (promise, answer) = promise(target.core().system());
-        let end = target.core().lane().end_notice();
         let ask = Ask {
             answer,
             target,
-            end,
+            refused: false,
             timeout: Ask::<R>::DEFAULT_TIMEOUT,
         };
         (ActorRef::local(promise), ask)

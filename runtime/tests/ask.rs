@@ -344,3 +344,53 @@ async fn an_answered_promise_is_not_pending_while_its_ref_is_kept() {
     assert_eq!(report.pending_asks, 0, "{report}");
     drop(still_held);
 }
+
+// S23: a target that hands the reply ref on and then stops still fails the ask, as
+// soon as the ask watches it (after a millisecond of waiting), not at the deadline.
+#[tapio::test(start_paused = true)]
+async fn an_ask_whose_reply_ref_lives_on_fails_when_its_target_stops(system: ActorSystem) {
+    let mut kept = TestProbe::<ActorRef<Shelf>>::new(&system);
+    let keep = kept.actor_ref().clone();
+    let relay = system
+        .spawn(
+            Behaviors::receive_message(move |lookup: Lookup| {
+                keep.tell(lookup.reply_to);
+                Behaviors::stopped()
+            }),
+            "relay",
+        )
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let outcome = relay
+        .ask_with(|reply_to| Lookup {
+            title: "Dune".into(),
+            reply_to,
+        })
+        .timeout(Duration::from_secs(30))
+        .await;
+    assert!(
+        matches!(outcome, Err(AskError::TargetTerminated { ref target }) if target == relay.path()),
+        "{outcome:?}"
+    );
+    assert!(started.elapsed() <= ms(1), "waited {:?}", started.elapsed());
+    // The reply ref still works: its answer is a dead letter now.
+    drop(kept.expect_message(SECOND).await);
+}
+
+// An answer that comes in the target's first turn settles the ask without a timer;
+// one that takes longer still meets its deadline, counted from the first wait.
+#[tapio::test(start_paused = true)]
+async fn quick_and_slow_answers_both_arrive(system: ActorSystem) {
+    let desk = system.spawn(Desk, "desk").unwrap();
+    for n in 0..100_u32 {
+        let shelf = desk.ask(Find("x".repeat(n as usize))).await.unwrap();
+        assert_eq!(shelf.shelf, n);
+    }
+    let (open, gate) = watch::channel(false);
+    desk.tell(Stall(gate));
+    let slow = desk.ask(Find("Dune".into())).timeout(ms(500));
+    let waiting = tokio::spawn(async move { slow.await });
+    tokio::time::sleep(ms(100)).await;
+    open.send_replace(true);
+    assert_eq!(waiting.await.unwrap().unwrap().shelf, 4);
+}

@@ -43,7 +43,7 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
 
 impl<P: Message> LocalCell<P> {
     /// Put an envelope on the user lane. A message the actor can no longer take
-    /// becomes a dead letter; `false` says the lane has closed.
+    /// becomes a dead letter; `false` says it did.
     #[inline]
     pub(crate) fn deliver(&self, envelope: Envelope<P>) -> bool {
         match self.user.send(envelope) {
@@ -149,10 +149,15 @@ impl<P: Message> ActorRef<P> {
 
     #[inline]
     pub(crate) fn deliver(&self, message: P) {
+        self.try_deliver(message);
+    }
+
+    /// Deliver a message; `false` if the target could not take it (it became a dead
+    /// letter).
+    #[inline]
+    pub(crate) fn try_deliver(&self, message: P) -> bool {
         match &self.target {
-            Target::Local(cell) => {
-                cell.deliver(Envelope::Message(message));
-            }
+            Target::Local(cell) => cell.deliver(Envelope::Message(message)),
         }
     }
 

@@ -21,7 +21,8 @@ pub(crate) fn promise<R: Message>(
 ) -> (Arc<LocalCell<R>>, oneshot::Receiver<R>) {
     let (sender, receiver) = oneshot::channel();
     let uid = system.next_uid();
-    let path = system.promises_path().child(&uid.to_string());
+    let mut digits = [0; 20];
+    let path = system.promises_path().child(decimal(uid, &mut digits));
     let core = CellCore::new(path, uid, system.clone(), Parent::System);
     core.set_stopping();
     core.lane().close();
@@ -30,4 +31,32 @@ pub(crate) fn promise<R: Message>(
         user: UserLane::answer(AnswerSlot::new(sender, system.clone())),
     });
     (cell, receiver)
+}
+
+/// `n` in decimal, written into `digits` without the formatting machinery: a promise
+/// is named on every ask.
+fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&digits[at..]).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal;
+
+    #[test]
+    fn decimal_writes_what_display_does() {
+        for n in [0, 7, 10, 99, 1_000, 4_294_967_296, u64::MAX] {
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string());
+        }
+    }
 }
