@@ -74,24 +74,20 @@ pub(crate) fn run<P: Message>(
                     continue;
                 }
             };
-            let outcome = match state.running.dispatch(&mut state.ctx, message) {
+            // One future, awaited whole, for every answer that is not "the same": what
+            // `dispatch` returned is gone from the task's state while an `async`
+            // handler is awaited, so the task stays as small as it was without one.
+            let answer = match state.running.dispatch(&mut state.ctx, message) {
                 Dispatched::Same => continue,
-                Dispatched::Done(outcome) => outcome,
+                Dispatched::Done(outcome) => Answer::Ready(Some(outcome)),
                 Dispatched::Pending(future) => {
                     state.cell.core.set_in_handler(true);
-                    let awaited =
-                        interruptible(Guarded::new(future), &state.cell, &mut state.rare, true)
-                            .await;
-                    state.cell.core.set_in_handler(false);
-                    match awaited {
-                        Awaited::Done(outcome) => outcome,
-                        // The handler's future is gone; what interrupted it is next.
-                        Awaited::Interrupted(message) => {
-                            let rare = state.rare.get_or_insert_with(Rare::boxed);
-                            rare.held.push_front(message);
-                            continue;
-                        }
-                    }
+                    Answer::Pending(Interruptible {
+                        handler: Guarded::new(future),
+                        cell: &state.cell,
+                        rare: &mut state.rare,
+                        escalations_interrupt: true,
+                    })
                 }
                 Dispatched::Nowhere(message) => {
                     undeliverable(&state.cell, message, DeadLetterReason::RecipientStopped);
@@ -99,6 +95,15 @@ pub(crate) fn run<P: Message>(
                 }
                 Dispatched::Unhandled(message) => {
                     undeliverable(&state.cell, message, DeadLetterReason::Unhandled);
+                    continue;
+                }
+            };
+            let outcome = match answer.await {
+                Awaited::Done(outcome) => outcome,
+                // The handler's future is gone; what interrupted it is next.
+                Awaited::Interrupted(message) => {
+                    let rare = state.rare.get_or_insert_with(Rare::boxed);
+                    rare.held.push_front(message);
                     continue;
                 }
             };
@@ -273,14 +278,20 @@ impl<P: Message> CellState<P> {
         // A second escalation waits for the handler of the first.
         let escalations_interrupt = !matches!(signal, Signal::ChildFailed(_));
         self.cell.core.set_in_handler(true);
-        let handler = self.running.signal(&mut self.ctx, signal);
-        let awaited =
-            interruptible(handler, &self.cell, &mut self.rare, escalations_interrupt).await;
+        let handler = std::pin::pin!(self.running.signal(&mut self.ctx, signal));
+        let awaited = Interruptible {
+            handler,
+            cell: &self.cell,
+            rare: &mut self.rare,
+            escalations_interrupt,
+        }
+        .await;
         self.cell.core.set_in_handler(false);
         match awaited {
             Awaited::Done(outcome) => Some(outcome),
             Awaited::Interrupted(message) => {
-                self.rare().held.push_front(message);
+                let rare = self.rare.get_or_insert_with(Rare::boxed);
+                rare.held.push_front(message);
                 None
             }
         }
@@ -726,6 +737,34 @@ fn wake_waiting_ancestor(parent: &AnyActorRef) {
     }
 }
 
+/// A handler's answer: there already, or the future of an `async` handler.
+enum Answer<'a, P: Message> {
+    Ready(Option<Result<Behavior<P>, Failure>>),
+    Pending(Interruptible<'a, P, Guarded<'a, P>>),
+}
+
+impl<P: Message> Future for Answer<'_, P> {
+    type Output = Awaited<P>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Awaited<P>> {
+        match self.get_mut() {
+            Answer::Ready(outcome) => match outcome.take() {
+                Some(outcome) => Poll::Ready(Awaited::Done(outcome)),
+                // Polled again after it answered: an answer is given once.
+                None => Poll::Pending,
+            },
+            Answer::Pending(interruptible) => {
+                let awaited = Pin::new(&mut *interruptible).poll(cx);
+                if awaited.is_ready() {
+                    interruptible.cell.core.set_in_handler(false);
+                }
+                awaited
+            }
+        }
+    }
+}
+
 /// What awaiting an `async` handler came to.
 enum Awaited<P: Message> {
     /// The handler finished.
@@ -735,33 +774,43 @@ enum Awaited<P: Message> {
     Interrupted(SystemMessage),
 }
 
-/// Await `handler` while still reading the actor's system lane, so that an `async`
+/// Awaits `handler` while still reading the actor's system lane, so that an `async`
 /// handler cannot hold off its actor's stop.
 ///
 /// A `Stop` (from `ctx.stop`, the parent stopping or restarting, or termination)
-/// drops the handler's future where it awaits, and so does a current child's
-/// escalation when `escalations_interrupt` (the escalation is the actor's own
-/// failure: supervision decides on it at once). Anything else (a watch, a watched actor's end) is
-/// held and read after the handler, in the order it came.
-async fn interruptible<P: Message>(
-    handler: impl Future<Output = Result<Behavior<P>, Failure>>,
-    cell: &LocalCell<P>,
-    rare: &mut Option<Box<Rare<P>>>,
+/// drops the handler's future at the point where it awaits, and so does a current
+/// child's escalation when `escalations_interrupt` (the escalation is the actor's own
+/// failure: supervision decides on it at once). Anything else (a watch, a watched
+/// actor's end) is held and read after the handler, in the order it came.
+///
+/// A future of its own rather than an `async fn`: it lives inside every actor's task
+/// while an `async` handler runs, so it is kept to the handler and three words.
+struct Interruptible<'a, P: Message, F> {
+    handler: F,
+    cell: &'a LocalCell<P>,
+    rare: &'a mut Option<Box<Rare<P>>>,
     escalations_interrupt: bool,
-) -> Awaited<P> {
-    let mut handler = std::pin::pin!(handler);
-    poll_fn(|cx| {
-        if let Poll::Ready(outcome) = handler.as_mut().poll(cx) {
+}
+
+impl<P: Message, F> Future for Interruptible<'_, P, F>
+where
+    F: Future<Output = Result<Behavior<P>, Failure>> + Unpin,
+{
+    type Output = Awaited<P>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Awaited<P>> {
+        let this = self.get_mut();
+        if let Poll::Ready(outcome) = Pin::new(&mut this.handler).poll(cx) {
             return Poll::Ready(Awaited::Done(outcome));
         }
+        let lane = this.cell.core.lane();
         loop {
-            let lane = cell.core.lane();
             let message = match lane.pop() {
                 Some(message) => message,
                 None => {
                     // Register, then look once more: a push between the two looks
                     // wakes the task.
-                    cell.core.waker().register(cx.waker());
+                    this.cell.core.waker().register(cx.waker());
                     match lane.pop() {
                         Some(message) => message,
                         None => return Poll::Pending,
@@ -770,20 +819,27 @@ async fn interruptible<P: Message>(
             };
             match message {
                 SystemMessage::Stop => return Poll::Ready(Awaited::Interrupted(message)),
-                SystemMessage::ChildFailed { ref child, .. } if escalations_interrupt => {
-                    let stale = rare
+                SystemMessage::ChildFailed { ref child, .. } if this.escalations_interrupt => {
+                    let stale = this
+                        .rare
                         .as_ref()
                         .is_some_and(|rare| child.uid() < rare.children_since);
                     if !stale {
                         return Poll::Ready(Awaited::Interrupted(message));
                     }
-                    rare.get_or_insert_with(Rare::boxed).held.push_back(message);
+                    this.rare
+                        .get_or_insert_with(Rare::boxed)
+                        .held
+                        .push_back(message);
                 }
-                message => rare.get_or_insert_with(Rare::boxed).held.push_back(message),
+                message => this
+                    .rare
+                    .get_or_insert_with(Rare::boxed)
+                    .held
+                    .push_back(message),
             }
         }
-    })
-    .await
+    }
 }
 
 /// A message no incarnation took becomes a dead letter.
