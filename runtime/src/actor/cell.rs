@@ -25,7 +25,7 @@ use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
 use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
-use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
+use crate::actor::{ActorRef, AnonymousName, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, Kind};
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
@@ -601,9 +601,7 @@ impl<P: Message> CellState<P> {
         }
         self.ctx.cancel_timers();
         self.close_user_lane();
-        for child in self.cell.core.children().close() {
-            child.request_stop();
-        }
+        self.cell.core.children().close_and_stop();
     }
 
     /// Close the user lane and turn what it still holds into dead letters.
@@ -655,7 +653,9 @@ impl<P: Message> CellState<P> {
         // The name is free before anyone hears of the end: a watcher that spawns a
         // successor under it on `Terminated` is never refused. The actor stays listed
         // until its watchers have been told, so its parent cannot end before them.
-        if let Parent::Cell(parent) = core.parent() {
+        if let Parent::Cell(parent) = core.parent()
+            && !AnonymousName::is_one(core.path().name())
+        {
             parent.core().children().release_name(&me);
         }
         for message in core.lane().close() {

@@ -140,7 +140,7 @@ impl Children {
     /// Free `child`'s name for a successor, if the name is still its own; it stays
     /// listed until [`remove`](Self::remove).
     pub(crate) fn release_name(&mut self, child: &AnyActorRef) {
-        if let Some(table) = self.table.as_mut() {
+        if let Some(table) = self.table.as_mut().filter(|table| !table.named.is_empty()) {
             let name = child.path().name();
             if table.named.get(name).is_some_and(|n| n.0.same_cell(child)) {
                 table.named.remove(name);
@@ -157,9 +157,11 @@ impl Children {
         if table.by_uid.remove(&child.uid()).is_none() {
             return false;
         }
-        let name = child.path().name();
-        if table.named.get(name).is_some_and(|n| n.0.same_cell(child)) {
-            table.named.remove(name);
+        if !table.named.is_empty() {
+            let name = child.path().name();
+            if table.named.get(name).is_some_and(|n| n.0.same_cell(child)) {
+                table.named.remove(name);
+            }
         }
         if table.by_uid.is_empty() {
             self.table = None;
@@ -177,10 +179,14 @@ impl Children {
             .collect()
     }
 
-    /// Take no new children from now on; returns the ones there are, oldest first.
-    pub(crate) fn close(&mut self) -> Vec<AnyActorRef> {
+    /// Take no new children from now on, and ask the ones there are to stop, oldest
+    /// first. Asking costs a flag and a wake-up, so it is done here rather than on a
+    /// copy of the list.
+    pub(crate) fn close_and_stop(&mut self) {
         self.closed = true;
-        self.refs()
+        for entry in self.entries() {
+            entry.child.request_stop();
+        }
     }
 
     /// The listed children's entries, oldest first.

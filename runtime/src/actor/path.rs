@@ -304,6 +304,11 @@ impl AnonymousName {
         Self { bytes, len }
     }
 
+    /// Whether `name` was generated: a given name never starts with `$`.
+    pub(crate) fn is_one(name: &str) -> bool {
+        name.starts_with('$')
+    }
+
     /// The `n` that `name` was made from, if it is an anonymous name exactly as
     /// [`AnonymousName::new`] writes it.
     pub(crate) fn parse(name: &str) -> Option<u64> {
