@@ -241,7 +241,7 @@ impl ActorSystem {
         let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
-                root.child(name),
+                Some(root.child(name)),
                 shared.next_uid(),
                 shared.clone(),
                 Parent::System,

@@ -25,7 +25,7 @@ use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
 use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
-use crate::actor::{ActorRef, AnonymousName, AnyActorRef, LocalCell, Parent};
+use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, Kind};
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
@@ -654,7 +654,7 @@ impl<P: Message> CellState<P> {
         // successor under it on `Terminated` is never refused. The actor stays listed
         // until its watchers have been told, so its parent cannot end before them.
         if let Parent::Cell(parent) = core.parent()
-            && !AnonymousName::is_one(core.path().name())
+            && !core.is_anonymous()
         {
             parent.core().children().release_name(&me);
         }

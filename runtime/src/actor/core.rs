@@ -3,12 +3,12 @@
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
-use crate::actor::{ActorPath, AnyActorRef};
+use crate::actor::{ActorPath, AnonymousName, AnyActorRef};
 use crate::mailbox::{ABANDONED, IN_HANDLER, PARKED, STOPPING, SystemLane, WAITING_FOR_CHILDREN};
 use crate::system::{ActorSystem, SystemShared};
 
@@ -21,7 +21,10 @@ pub(crate) enum Parent {
 }
 
 pub(crate) struct CellCore {
-    path: ActorPath,
+    /// Written when the cell is made, except for an anonymous child and an ask's
+    /// promise, whose paths follow from their uid and are built the first time they
+    /// are asked for: most never are, and a path is an allocation.
+    path: OnceLock<ActorPath>,
     uid: u64,
     system: ActorSystem,
     parent: Parent,
@@ -206,7 +209,7 @@ impl Children {
 
 impl CellCore {
     pub(crate) fn new(
-        path: ActorPath,
+        path: Option<ActorPath>,
         uid: u64,
         system: Arc<SystemShared>,
         parent: Parent,
@@ -215,7 +218,7 @@ impl CellCore {
         // A task that has not run yet is waiting for its turn, not busy.
         lane.set_flag(PARKED, true);
         Self {
-            path,
+            path: path.map_or_else(OnceLock::new, OnceLock::from),
             uid,
             system: ActorSystem::from_shared(system),
             parent,
@@ -226,7 +229,25 @@ impl CellCore {
     }
 
     pub(crate) fn path(&self) -> &ActorPath {
-        &self.path
+        self.path.get_or_init(|| match &self.parent {
+            Parent::Cell(parent) => {
+                let name = self.system().anonymous_name(self.uid);
+                parent.path().child(name.as_str())
+            }
+            Parent::System => {
+                let mut digits = [0; 20];
+                let name = crate::actor::promise::decimal(self.uid, &mut digits);
+                self.system().promises_path().child(name)
+            }
+        })
+    }
+
+    /// Whether the actor's name was generated, without building its path.
+    pub(crate) fn is_anonymous(&self) -> bool {
+        // A given name is written with the cell; a generated one only when asked for.
+        self.path
+            .get()
+            .is_none_or(|path| AnonymousName::is_one(path.name()))
     }
 
     pub(crate) fn uid(&self) -> u64 {

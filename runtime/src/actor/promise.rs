@@ -21,9 +21,8 @@ pub(crate) fn promise<R: Message>(
 ) -> (Arc<LocalCell<R>>, oneshot::Receiver<R>) {
     let (sender, receiver) = oneshot::channel();
     let uid = system.next_uid();
-    let mut digits = [0; 20];
-    let path = system.promises_path().child(decimal(uid, &mut digits));
-    let core = CellCore::new(path, uid, system.clone(), Parent::System);
+    // Its path, `/system/promises/{uid}`, is built if anyone asks for it.
+    let core = CellCore::new(None, uid, system.clone(), Parent::System);
     core.set_stopping();
     core.lane().close();
     let cell = Arc::new(LocalCell {
@@ -35,7 +34,7 @@ pub(crate) fn promise<R: Message>(
 
 /// `n` in decimal, written into `digits` without the formatting machinery: a promise
 /// is named on every ask.
-fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
+pub(crate) fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
     let mut at = digits.len();
     loop {
         at -= 1;

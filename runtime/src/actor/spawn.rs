@@ -37,23 +37,16 @@ pub(crate) fn spawn_child<Q: Message>(
     let parent_core = parent.core();
     let system = parent_core.system();
     let uid = system.next_uid();
-    let anonymous;
-    let (name, named) = match name {
+    // An anonymous child's path follows from its uid, and is built when asked for.
+    let (path, name) = match name {
         ChildName::Given(name) => {
             validate_name(name)?;
-            (name, true)
+            (Some(parent_core.path().child(name)), Some(name))
         }
-        ChildName::Anonymous => {
-            anonymous = system.anonymous_name(uid);
-            (anonymous.as_str(), false)
-        }
+        ChildName::Anonymous => (None, None),
     };
-    let core = CellCore::new(
-        parent_core.path().child(name),
-        uid,
-        system.clone(),
-        Parent::Cell(parent.clone()),
-    );
+    let named = name.is_some();
+    let core = CellCore::new(path, uid, system.clone(), Parent::Cell(parent.clone()));
     let (cell, launch) = prepare_cell(core, behavior);
     let runtime = system.runtime().ok_or_else(|| SpawnError::NoRuntime {
         system: system.name().to_owned(),
@@ -70,7 +63,9 @@ pub(crate) fn spawn_child<Q: Message>(
                 },
             });
         }
-        if named && children.has_named(name) {
+        if let Some(name) = name
+            && children.has_named(name)
+        {
             return Err(SpawnError::NameTaken {
                 name: name.to_owned(),
                 parent: parent_core.path().clone(),

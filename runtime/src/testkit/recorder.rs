@@ -169,7 +169,7 @@ pub(crate) fn detached_cell<Q: Message>(
     parent: Parent,
 ) -> Arc<LocalCell<Q>> {
     let core = crate::actor::CellCore::new(
-        path,
+        Some(path),
         system.shared().next_uid(),
         system.shared().clone(),
         parent,
