@@ -16,6 +16,7 @@ use tokio::runtime::Handle;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
+use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
 use crate::actor::{
     ActorPath, ActorRef, Address, AnonymousName, AnyActorRef, AnyCell, CellCore, Parent,
@@ -315,7 +316,12 @@ impl ActorSystem {
             .shared
             .guardian(|g| g.user.clone())
             .ok_or_else(|| self.terminated())?;
-        spawn::spawn_child(&guardian, behavior.into_behavior(), ChildName::Given(name))
+        spawn::spawn_child(
+            &guardian,
+            behavior.into_behavior(),
+            ChildName::Given(name),
+            Effects::LIVE,
+        )
     }
 
     /// Spawn a top-level actor under `/user` with a name picked for it.
@@ -332,7 +338,12 @@ impl ActorSystem {
             .shared
             .guardian(|g| g.user.clone())
             .ok_or_else(|| self.terminated())?;
-        spawn::spawn_child(&guardian, behavior.into_behavior(), ChildName::Anonymous)
+        spawn::spawn_child(
+            &guardian,
+            behavior.into_behavior(),
+            ChildName::Anonymous,
+            Effects::LIVE,
+        )
     }
 
     /// Stop a top-level actor (one spawned with [`spawn`](Self::spawn) or
@@ -395,7 +406,7 @@ impl ActorSystem {
             Some(name) => ChildName::Given(name),
             None => ChildName::Anonymous,
         };
-        spawn::spawn_child(&guardian, behavior.into_behavior(), name)
+        spawn::spawn_child(&guardian, behavior.into_behavior(), name, Effects::LIVE)
     }
 
     /// The guardian to spawn under, unless the system has begun to terminate.

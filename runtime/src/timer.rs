@@ -42,11 +42,11 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
-use crate::actor::LocalCell;
+use crate::actor::effects::Effects;
+use crate::actor::{ActorRef, LocalCell};
 use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
 use crate::system::SystemShared;
-use crate::testkit::EffectLog;
 
 /// The key a timer is started, replaced and cancelled by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,19 +131,14 @@ impl<P: Message> fmt::Debug for TimerScheduler<P> {
 
 /// The timers of one cell.
 pub(crate) struct TimerTable<P: Message> {
-    target: Target<P>,
+    /// Where ticks go.
+    cell: Weak<LocalCell<P>>,
+    system: Arc<SystemShared>,
+    /// The effects of the cell's context: a live timer is armed, a recorded one is
+    /// written down.
+    effects: Effects,
     timers: Vec<Timer<P>>,
     next_id: u64,
-}
-
-enum Target<P: Message> {
-    /// A running actor: ticks go to its mailbox.
-    Cell {
-        cell: Weak<LocalCell<P>>,
-        system: Arc<SystemShared>,
-    },
-    /// A behavior under a `BehaviorTestKit`: timers are recorded, not run.
-    Recorded(EffectLog),
 }
 
 struct Timer<P: Message> {
@@ -155,7 +150,7 @@ struct Timer<P: Message> {
     /// For a fixed-delay timer: told when its tick has left the mailbox, so that the
     /// next may be sent.
     taken: Option<Arc<Notify>>,
-    /// The system whose count of live timers this one is in.
+    /// The system whose count of live timers this one is in, when it counts them.
     counted: Option<Arc<SystemShared>>,
 }
 
@@ -176,21 +171,13 @@ impl<P: Message> Drop for Timer<P> {
 }
 
 impl<P: Message> TimerScheduler<P> {
-    pub(crate) fn for_cell(cell: &Arc<LocalCell<P>>) -> Self {
-        Self::with_target(Target::Cell {
-            cell: Arc::downgrade(cell),
-            system: cell.core.system().clone(),
-        })
-    }
-
-    pub(crate) fn recorded(effects: EffectLog) -> Self {
-        Self::with_target(Target::Recorded(effects))
-    }
-
-    fn with_target(target: Target<P>) -> Self {
+    /// The timers of the actor `me`, whose context has `effects`.
+    pub(crate) fn new(me: &ActorRef<P>, effects: Effects) -> Self {
         Self {
             table: Arc::new(Mutex::new(TimerTable {
-                target,
+                cell: me.local_cell().map(Arc::downgrade).unwrap_or_default(),
+                system: me.core().system().clone(),
+                effects,
                 timers: Vec::new(),
                 next_id: 0,
             })),
@@ -347,70 +334,13 @@ impl<P: Message> TimerTable<P> {
             taken: None,
             counted: None,
         };
-        match &self.target {
-            Target::Recorded(effects) => effects.record(crate::testkit::Effect::TimerStarted {
-                key,
-                mode,
-                delay: every,
-            }),
-            Target::Cell { cell, system } => {
-                // A handle kept past the moment its actor began to stop starts
-                // nothing: the stop sets the flag before it takes this table's lock
-                // to cancel, so no timer slips in after the cancel. (A restart is
-                // not a stop: timers belong to the cell, and a handle kept outside
-                // the actor goes on working for the next incarnation.)
-                let alive = cell.upgrade().is_some_and(|cell| !cell.core.is_stopping());
-                let Some(runtime) = system.runtime().filter(|_| alive) else {
-                    return replaced;
-                };
-                let cell = cell.clone();
-                timer.task = Some(match mode {
-                    TimerMode::Single => runtime
-                        .spawn(async move {
-                            tokio::time::sleep(every).await;
-                            tick(&cell, id);
-                        })
-                        .abort_handle(),
-                    TimerMode::FixedRate => runtime
-                        .spawn(async move {
-                            let start = tokio::time::Instant::now() + every;
-                            let mut schedule = tokio::time::interval_at(start, every);
-                            schedule
-                                .set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-                            loop {
-                                schedule.tick().await;
-                                if !tick(&cell, id) {
-                                    break;
-                                }
-                            }
-                        })
-                        .abort_handle(),
-                    TimerMode::FixedDelay => {
-                        let taken = Arc::new(Notify::new());
-                        timer.taken = Some(taken.clone());
-                        runtime
-                            .spawn(async move {
-                                // Each tick `every` after the previous one was sent, and
-                                // never while that one still waits in the mailbox, so an
-                                // actor that falls behind gets fewer ticks, not a backlog.
-                                let mut due = tokio::time::Instant::now() + every;
-                                loop {
-                                    tokio::time::sleep_until(due).await;
-                                    if !tick(&cell, id) {
-                                        break;
-                                    }
-                                    due = tokio::time::Instant::now() + every;
-                                    taken.notified().await;
-                                }
-                            })
-                            .abort_handle()
-                    }
-                });
-                system.timer_started();
-                timer.counted = Some(system.clone());
-            }
+        let (cell, system) = (&self.cell, &self.system);
+        let runs = self
+            .effects
+            .timer_started(&key, mode, every, || timer.arm(cell, system, every));
+        if runs {
+            self.timers.push(timer);
         }
-        self.timers.push(timer);
         replaced
     }
 
@@ -421,12 +351,8 @@ impl<P: Message> TimerTable<P> {
             .into_iter()
             .partition(|timer| timer.key == *key);
         self.timers = kept;
-        if let Target::Recorded(effects) = &self.target {
-            for timer in &cancelled {
-                effects.record(crate::testkit::Effect::TimerCancelled {
-                    key: timer.key.clone(),
-                });
-            }
+        for timer in &cancelled {
+            self.effects.timer_cancelled(&timer.key);
         }
         cancelled
     }
@@ -436,6 +362,73 @@ impl<P: Message> TimerTable<P> {
     fn cancel_all(&mut self) -> Vec<Timer<P>> {
         let keys: Vec<TimerKey> = self.timers.iter().map(|t| t.key.clone()).collect();
         keys.iter().flat_map(|key| self.cancel(key)).collect()
+    }
+}
+
+impl<P: Message> Timer<P> {
+    /// Give the timer a task that puts its ticks on `cell`'s user lane, every `every`;
+    /// `false` when the cell has begun to stop (or its runtime is gone).
+    #[must_use]
+    fn arm(
+        &mut self,
+        cell: &Weak<LocalCell<P>>,
+        system: &Arc<SystemShared>,
+        every: Duration,
+    ) -> bool {
+        // A handle kept past the moment its actor began to stop starts nothing: the
+        // stop sets the flag before it takes this table's lock to cancel, so no timer
+        // slips in after the cancel. (A restart is not a stop: timers belong to the
+        // cell, and a handle kept outside the actor goes on working for the next
+        // incarnation.)
+        let alive = cell.upgrade().is_some_and(|cell| !cell.core.is_stopping());
+        let Some(runtime) = system.runtime().filter(|_| alive) else {
+            return false;
+        };
+        let (cell, id) = (cell.clone(), self.id);
+        self.task = Some(match self.mode {
+            TimerMode::Single => runtime
+                .spawn(async move {
+                    tokio::time::sleep(every).await;
+                    tick(&cell, id);
+                })
+                .abort_handle(),
+            TimerMode::FixedRate => runtime
+                .spawn(async move {
+                    let start = tokio::time::Instant::now() + every;
+                    let mut schedule = tokio::time::interval_at(start, every);
+                    schedule.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+                    loop {
+                        schedule.tick().await;
+                        if !tick(&cell, id) {
+                            break;
+                        }
+                    }
+                })
+                .abort_handle(),
+            TimerMode::FixedDelay => {
+                let taken = Arc::new(Notify::new());
+                self.taken = Some(taken.clone());
+                runtime
+                    .spawn(async move {
+                        // Each tick `every` after the previous one was sent, and never
+                        // while that one still waits in the mailbox, so an actor that
+                        // falls behind gets fewer ticks, not a backlog.
+                        let mut due = tokio::time::Instant::now() + every;
+                        loop {
+                            tokio::time::sleep_until(due).await;
+                            if !tick(&cell, id) {
+                                break;
+                            }
+                            due = tokio::time::Instant::now() + every;
+                            taken.notified().await;
+                        }
+                    })
+                    .abort_handle()
+            }
+        });
+        system.timer_started();
+        self.counted = Some(system.clone());
+        true
     }
 }
 

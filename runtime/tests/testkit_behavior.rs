@@ -6,8 +6,11 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::time::Duration;
+
 use tapio::prelude::*;
 use tapio::testkit::{BehaviorTestKit, Effect, Outcome, TestInbox, TestKitError};
+use tapio::{Failure, TimerMode};
 
 #[message]
 #[derive(Debug, PartialEq)]
@@ -149,6 +152,71 @@ fn watches_and_unwatches_are_recorded() {
     kit.expect_effect(Effect::Unwatched {
         actor: target.erase(),
     });
+}
+
+#[message]
+#[derive(Clone)]
+pub enum Chore {
+    Organise,
+    Tick,
+}
+
+/// One handler that uses every capability of its context once.
+fn organiser() -> Behavior<Chore> {
+    Behaviors::receive(|ctx, chore: Chore| {
+        if let Chore::Organise = chore {
+            let helper: ActorRef<u64> = ctx.spawn(worker(), "helper").map_err(Failure::new)?;
+            let temp: ActorRef<u64> = ctx.spawn_anonymous(worker()).map_err(Failure::new)?;
+            // Found by its generated name, as a running actor finds its children.
+            let found = ctx.child(temp.path().name()).expect("the anonymous child");
+            ctx.watch(&helper);
+            ctx.stop(found).map_err(Failure::new)?;
+            ctx.timers()
+                .start_single_timer("tick", Chore::Tick, Duration::from_secs(1));
+        }
+        Ok::<_, Failure>(Behaviors::same())
+    })
+    .into()
+}
+
+// S48: the kit records what the context does through its one seam: the same
+// capability code as a running actor's (names checked, children listed and found,
+// watches kept, timers keyed), with only the step that leaves the actor recorded.
+#[test]
+fn one_behavior_records_a_spawn_a_stop_a_watch_and_a_timer() {
+    let mut kit = BehaviorTestKit::new(organiser());
+    assert_eq!(kit.run(Chore::Organise), Ok(Outcome::Same));
+    let effects = kit.effects();
+    let Some(Effect::Watched { actor: helper }) = effects.get(2).cloned() else {
+        panic!("expected a watch third: {effects:?}");
+    };
+    assert_eq!(helper.path().to_string(), "/user/testkit/helper");
+    assert_eq!(
+        effects,
+        [
+            Effect::Spawned {
+                name: "helper".into()
+            },
+            Effect::SpawnedAnonymous { name: "$a".into() },
+            Effect::Watched { actor: helper },
+            Effect::Stopped { name: "$a".into() },
+            Effect::TimerStarted {
+                key: "tick".into(),
+                mode: TimerMode::Single,
+                delay: Duration::from_secs(1),
+            },
+        ]
+    );
+    // The stopped child is gone; the other one is there to be tested on its own.
+    assert!(matches!(
+        kit.child_kit::<u64>("$a"),
+        Err(TestKitError::NoSuchChild { .. })
+    ));
+    assert!(kit.child_kit::<u64>("helper").unwrap().unwrap().is_alive());
+    // A second round fails at once, as it would for real: the live child holds the
+    // name. Nothing is recorded.
+    assert!(kit.run(Chore::Organise).is_err());
+    assert!(kit.effects().is_empty());
 }
 
 #[test]

@@ -3,14 +3,13 @@
 use std::collections::HashSet;
 use std::fmt;
 
+use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef};
 use crate::behavior::IntoBehavior;
 use crate::error::{NotAChild, SpawnError};
-use crate::mailbox::SystemMessage;
 use crate::message::{Message, Protocol};
 use crate::system::ActorSystem;
-use crate::testkit::Recorder;
 use crate::timer::TimerScheduler;
 
 /// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`
@@ -33,9 +32,9 @@ pub struct ActorContext<P: Message> {
 /// What most contexts never need, allocated on first use.
 struct Extra<P: Message> {
     watching: HashSet<AnyActorRef>,
-    /// Set when a `BehaviorTestKit` runs the behavior: spawns, stops, watches and
-    /// timers are recorded there instead of done.
-    recorder: Option<Recorder>,
+    /// Where the capabilities take effect; live unless the context was built with
+    /// other effects (see [`ActorContext::with_effects`]).
+    effects: Effects,
     /// The cell's timers, once one was asked for.
     timers: Option<TimerScheduler<P>>,
 }
@@ -44,13 +43,14 @@ impl<P: Message> Default for Extra<P> {
     fn default() -> Self {
         Self {
             watching: HashSet::new(),
-            recorder: None,
+            effects: Effects::Live,
             timers: None,
         }
     }
 }
 
 impl<P: Message> ActorContext<P> {
+    /// The context of a running actor: its capabilities take effect live.
     pub(crate) fn new(self_ref: ActorRef<P>) -> Self {
         Self {
             self_ref,
@@ -58,23 +58,29 @@ impl<P: Message> ActorContext<P> {
         }
     }
 
-    /// A context whose effects are recorded rather than carried out.
-    pub(crate) fn recording(self_ref: ActorRef<P>, recorder: Recorder) -> Self {
-        Self {
-            self_ref,
-            extra: Some(Box::new(Extra {
-                recorder: Some(recorder),
+    /// A context whose capabilities take effect through `effects` (a test kit's
+    /// context records them).
+    pub(crate) fn with_effects(self_ref: ActorRef<P>, effects: Effects) -> Self {
+        let extra = match effects {
+            // A live context allocates nothing until it needs to.
+            Effects::Live => None,
+            effects => Some(Box::new(Extra {
+                effects,
                 ..Extra::default()
             })),
-        }
+        };
+        Self { self_ref, extra }
     }
 
     fn extra(&mut self) -> &mut Extra<P> {
         self.extra.get_or_insert_with(Default::default)
     }
 
-    pub(crate) fn recorder(&mut self) -> Option<&mut Recorder> {
-        self.extra.as_mut()?.recorder.as_mut()
+    /// The seam every capability goes through.
+    fn effects(&self) -> &Effects {
+        self.extra
+            .as_ref()
+            .map_or(Effects::LIVE, |extra| &extra.effects)
     }
 
     /// This actor's own ref, to hand out in messages.
@@ -106,17 +112,11 @@ impl<P: Message> ActorContext<P> {
     /// The actor's timers: start, replace and cancel messages it sends itself later.
     /// They belong to the actor's cell: a restart or a stop cancels all of them.
     pub fn timers(&mut self) -> TimerScheduler<P> {
-        let extra = self.extra.get_or_insert_with(Default::default);
-        if let Some(timers) = &extra.timers {
+        if let Some(timers) = self.extra.as_ref().and_then(|extra| extra.timers.as_ref()) {
             return timers.clone();
         }
-        let timers = match (&extra.recorder, self.self_ref.local_cell()) {
-            (Some(recorder), _) => TimerScheduler::recorded(recorder.effect_log()),
-            (None, Some(cell)) => TimerScheduler::for_cell(cell),
-            // The context of a cell always has a local ref; anything else records.
-            (None, None) => TimerScheduler::recorded(crate::testkit::EffectLog::default()),
-        };
-        extra.timers = Some(timers.clone());
+        let timers = self.effects().timers(&self.self_ref);
+        self.extra().timers = Some(timers.clone());
         timers
     }
 
@@ -151,10 +151,8 @@ impl<P: Message> ActorContext<P> {
         B: IntoBehavior<Q>,
     {
         let parent = self.self_ref.erase();
-        if let Some(recorder) = self.recorder() {
-            return recorder.spawn(&parent, behavior.into_behavior(), ChildName::Given(name));
-        }
-        spawn::spawn_child(&parent, behavior.into_behavior(), ChildName::Given(name))
+        let name = ChildName::Given(name);
+        spawn::spawn_child(&parent, behavior.into_behavior(), name, self.effects())
     }
 
     /// Spawn a child with a name picked for it: `$` followed by letters, digits, `+`
@@ -170,10 +168,8 @@ impl<P: Message> ActorContext<P> {
         B: IntoBehavior<Q>,
     {
         let parent = self.self_ref.erase();
-        if let Some(recorder) = self.recorder() {
-            return recorder.spawn(&parent, behavior.into_behavior(), ChildName::Anonymous);
-        }
-        spawn::spawn_child(&parent, behavior.into_behavior(), ChildName::Anonymous)
+        let name = ChildName::Anonymous;
+        spawn::spawn_child(&parent, behavior.into_behavior(), name, self.effects())
     }
 
     /// Stop a child. It stops its own children first, sees `PostStop`, and then its
@@ -205,40 +201,29 @@ impl<P: Message> ActorContext<P> {
     /// ```
     pub fn stop(&mut self, child: impl Into<AnyActorRef>) -> Result<(), NotAChild> {
         let child = child.into();
-        let caller = self.path().clone();
-        if let Some(recorder) = self.recorder() {
-            return recorder.stop(&child, caller);
-        }
-        let is_child = self
-            .self_ref
-            .core()
+        let core = self.self_ref.core();
+        let is_child = core
             .children()
             .by_uid(child.uid())
             .is_some_and(|listed| listed.same_cell(&child));
         if !is_child {
             return Err(NotAChild {
                 target: child.path().clone(),
-                caller,
+                caller: self.path().clone(),
             });
         }
         // A child that has already stopped has nothing left to stop.
-        child.request_stop();
+        self.effects().stop_child(core, &child);
         Ok(())
     }
 
     /// The live children of this actor.
     pub fn children(&mut self) -> Vec<AnyActorRef> {
-        if let Some(recorder) = self.recorder() {
-            return recorder.children();
-        }
         self.self_ref.core().children().refs()
     }
 
     /// The live child named `name`, if there is one.
     pub fn child(&mut self, name: &str) -> Option<AnyActorRef> {
-        if let Some(recorder) = self.recorder() {
-            return recorder.child(name);
-        }
         self.self_ref.core().child(name)
     }
 
@@ -259,14 +244,7 @@ impl<P: Message> ActorContext<P> {
         if target == me || !self.extra().watching.insert(target.clone()) {
             return;
         }
-        if let Some(recorder) = self.recorder() {
-            recorder.watched(target);
-            return;
-        }
-        if let Err(SystemMessage::Watch(_)) = target.send_system(SystemMessage::Watch(me.clone())) {
-            // The target has stopped already: the answer is `Terminated`, now.
-            let _ = me.send_system(SystemMessage::Terminated(target));
-        }
+        self.effects().watch(&me, &target);
     }
 
     /// Stop watching `target`: no `Terminated` for it arrives after this call, even
@@ -279,11 +257,7 @@ impl<P: Message> ActorContext<P> {
         if !self.take_watch(target) {
             return;
         }
-        if let Some(recorder) = self.recorder() {
-            recorder.unwatched(target.clone());
-            return;
-        }
-        let _ = target.send_system(SystemMessage::Unwatch(self.self_ref.erase()));
+        self.effects().unwatch(&self.self_ref.erase(), target);
     }
 
     /// Whether this actor watches `target`; forgets the watch if so. Used when a
@@ -299,9 +273,10 @@ impl<P: Message> ActorContext<P> {
         let Some(extra) = self.extra.as_mut() else {
             return;
         };
+        let watching = std::mem::take(&mut extra.watching);
         let me = self.self_ref.erase();
-        for target in std::mem::take(&mut extra.watching) {
-            let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
+        for target in &watching {
+            self.effects().unwatch(&me, target);
         }
     }
 }

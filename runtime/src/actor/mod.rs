@@ -11,6 +11,7 @@
 mod cell;
 pub(crate) mod context;
 mod core;
+pub(crate) mod effects;
 pub(crate) mod incarnation;
 mod path;
 mod promise;

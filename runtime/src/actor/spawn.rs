@@ -7,6 +7,7 @@ use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::actor::core::ChildEntry;
+use crate::actor::effects::{Effects, KeptChild, Start};
 use crate::actor::{
     ActorRef, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
 };
@@ -21,7 +22,8 @@ pub(crate) enum ChildName<'a> {
     Anonymous,
 }
 
-/// Spawn `behavior` as a child of `parent`.
+/// Spawn `behavior` as a child of `parent`, whose context has `effects` (a
+/// recorded child is listed the same way, and kept instead of started).
 ///
 /// The cell, its span and its task's future are made first; then, under the parent's
 /// child-table lock, the name is checked and the child listed, in one step, so that a
@@ -33,24 +35,30 @@ pub(crate) fn spawn_child<Q: Message>(
     parent: &AnyActorRef,
     behavior: Behavior<Q>,
     name: ChildName<'_>,
+    effects: &Effects,
 ) -> Result<ActorRef<Q>, SpawnError> {
     let parent_core = parent.core();
     let system = parent_core.system();
     let uid = system.next_uid();
-    // An anonymous child's path follows from its uid, and is built when asked for.
-    let (path, name) = match name {
+    let generated;
+    // `indexed`: the parent's name index lists the child (an anonymous live child is
+    // found through the uid its name encodes instead). Such a child's path follows
+    // from its uid and is built when asked for.
+    let (name, indexed, anonymous) = match name {
         ChildName::Given(name) => {
             validate_name(name)?;
-            (Some(parent_core.path().child(name)), Some(name))
+            (Some(name), true, false)
         }
-        ChildName::Anonymous => (None, None),
+        ChildName::Anonymous => {
+            let indexed;
+            (generated, indexed) = effects.anonymous_name(system, uid);
+            (indexed.then(|| generated.as_str()), indexed, true)
+        }
     };
-    let named = name.is_some();
+    let path = name.map(|name| parent_core.path().child(name));
     let core = CellCore::new(path, uid, system.clone(), Parent::Cell(parent.clone()));
     let (cell, launch) = prepare_cell(core, behavior);
-    let runtime = system.runtime().ok_or_else(|| SpawnError::NoRuntime {
-        system: system.name().to_owned(),
-    })?;
+    let start = effects.start(system)?;
     {
         let mut children = parent_core.children();
         if children.is_closed() {
@@ -72,8 +80,15 @@ pub(crate) fn spawn_child<Q: Message>(
             });
         }
         let child = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
-        children.insert(ChildEntry { child, abort: None }, named);
+        children.insert(ChildEntry { child, abort: None }, indexed);
     }
+    let runtime = match start {
+        Start::Task(runtime) => runtime,
+        Start::Kept(recorder) => {
+            recorder.spawned(launch.keep(anonymous));
+            return Ok(ActorRef::local(cell));
+        }
+    };
     let abort = launch.spawn(runtime);
     if cell.core.lane().has_flag(NEVER_RAN) {
         // Its end has already taken it off the parent's table.
@@ -126,6 +141,17 @@ struct Launch<Q: Message> {
 }
 
 impl<Q: Message> Launch<Q> {
+    /// The child without a task, for a recorder to keep.
+    fn keep(self, anonymous: bool) -> KeptChild {
+        KeptChild {
+            actor: AnyActorRef::from_cell(self.cell.clone() as Arc<dyn AnyCell>),
+            cell: Box::new(self.cell),
+            behavior: Box::new(self.behavior),
+            protocol: std::any::type_name::<Q>(),
+            anonymous,
+        }
+    }
+
     fn spawn(self, runtime: &Handle) -> AbortHandle {
         self.cell.core.system().cell_started();
         let future = cell::run(self.cell, self.behavior);

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::actor::context::ActorContext;
+use crate::actor::effects::Effects;
 use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, IntoBehavior, Kind};
@@ -17,7 +18,7 @@ use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
 use crate::signal::Signal;
 use crate::system::ActorSystem;
-use crate::testkit::recorder::{Recorder, detached_cell};
+use crate::testkit::recorder::{Recording, detached_cell};
 use crate::timer::{TimerKey, TimerMode};
 
 /// Something a behavior did through its context, recorded by a [`BehaviorTestKit`].
@@ -144,6 +145,8 @@ pub enum TestKitError {
 /// ```
 pub struct BehaviorTestKit<P: Message> {
     ctx: ActorContext<P>,
+    /// What the context records: the kit's side of the context's seam.
+    recording: Arc<Recording>,
     running: Running<P>,
     mailbox: DetachedMailbox<P>,
     alive: bool,
@@ -173,16 +176,15 @@ impl<P: Message> BehaviorTestKit<P> {
             .child("user")
             .child("testkit");
         let cell = detached_cell::<P>(&system, path, Parent::System);
-        Self::start(cell, behavior.into_behavior(), system)
+        Self::start(cell, behavior.into_behavior())
     }
 
-    fn start(
-        cell: Arc<LocalCell<P>>,
-        behavior: Behavior<P>,
-        system: ActorSystem,
-    ) -> Result<Self, Failure> {
+    fn start(cell: Arc<LocalCell<P>>, behavior: Behavior<P>) -> Result<Self, Failure> {
+        let recording = Recording::new();
+        let effects = Effects::Recorded(recording.clone());
         let mut kit = Self {
-            ctx: ActorContext::recording(ActorRef::local(cell.clone()), Recorder::new(system)),
+            ctx: ActorContext::with_effects(ActorRef::local(cell.clone()), effects),
+            recording,
             running: Running::Idle,
             mailbox: DetachedMailbox::new(cell),
             alive: true,
@@ -320,10 +322,7 @@ impl<P: Message> BehaviorTestKit<P> {
 
     /// The effects recorded since the last call, oldest first.
     pub fn effects(&mut self) -> Vec<Effect> {
-        self.ctx
-            .recorder()
-            .map(|recorder| recorder.effect_log().take())
-            .unwrap_or_default()
+        self.recording.take()
     }
 
     /// Take the oldest recorded effect and check it is `expected`.
@@ -337,9 +336,7 @@ impl<P: Message> BehaviorTestKit<P> {
             panic!("expected the effect {expected:?}, but the behavior recorded {effects:?}");
         }
         effects.remove(0);
-        if let Some(recorder) = self.ctx.recorder() {
-            recorder.effect_log().put_back(effects);
-        }
+        self.recording.put_back(effects);
     }
 
     /// A kit for the child named `name`, running the behavior it was spawned with.
@@ -354,12 +351,10 @@ impl<P: Message> BehaviorTestKit<P> {
         &mut self,
         name: &str,
     ) -> Result<Result<BehaviorTestKit<Q>, Failure>, TestKitError> {
-        let Some(recorder) = self.ctx.recorder() else {
-            return Err(TestKitError::NoSuchChild { name: name.into() });
-        };
-        let system = recorder.system().clone();
-        let child = recorder
-            .child_mut(name)
+        let mut children = self.recording.children();
+        let child = children
+            .iter_mut()
+            .find(|child| child.actor.path().name() == name)
             .ok_or_else(|| TestKitError::NoSuchChild { name: name.into() })?;
         let wrong = || TestKitError::WrongProtocol {
             name: name.into(),
@@ -386,7 +381,8 @@ impl<P: Message> BehaviorTestKit<P> {
                 });
             }
         };
-        Ok(BehaviorTestKit::start(cell, behavior, system))
+        drop(children);
+        Ok(BehaviorTestKit::start(cell, behavior))
     }
 
     fn assert_alive(&self) {

@@ -10,4 +10,3 @@ pub use self::harness::{LeakReport, TestConfig, TestResult};
 pub use self::inbox::TestInbox;
 pub use self::kit::{BehaviorTestKit, Effect, Outcome, TestKitError};
 pub use self::probe::TestProbe;
-pub(crate) use self::recorder::{EffectLog, Recorder};

@@ -1,49 +1,28 @@
-//! What a context records instead of doing, when a `BehaviorTestKit` runs it.
+//! The recording side of the context's seam: what a behavior under a
+//! `BehaviorTestKit` did through its context, written down instead of done.
+//!
+//! The context checks, lists and keys everything as it would for a running actor
+//! (see `actor::effects`); only the step that would leave the actor lands here.
 
 use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
-use crate::actor::spawn::ChildName;
-use crate::actor::{
-    ActorPath, ActorRef, AnonymousName, AnyActorRef, AnyCell, LocalCell, Parent, validate_name,
-};
-use crate::behavior::Behavior;
-use crate::error::{NotAChild, SpawnError};
+use crate::actor::effects::{KeptChild, Recorder};
+use crate::actor::{ActorPath, AnonymousName, AnyActorRef, LocalCell, Parent};
 use crate::message::Message;
 use crate::system::ActorSystem;
 use crate::testkit::Effect;
+use crate::timer::{TimerKey, TimerMode};
 
-/// Effects in the order they happened, shared by a context's recorder and its timers.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct EffectLog(Arc<Mutex<Vec<Effect>>>);
-
-impl EffectLog {
-    fn lock(&self) -> MutexGuard<'_, Vec<Effect>> {
-        self.0.lock().unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    pub(crate) fn record(&self, effect: Effect) {
-        self.lock().push(effect);
-    }
-
-    pub(crate) fn take(&self) -> Vec<Effect> {
-        std::mem::take(&mut *self.lock())
-    }
-
-    /// Put effects taken out back in front of any recorded since.
-    pub(crate) fn put_back(&self, mut effects: Vec<Effect>) {
-        let mut log = self.lock();
-        effects.append(&mut log);
-        *log = effects;
-    }
-}
-
-/// The effects of a behavior under test, and the children it spawned.
-pub(crate) struct Recorder {
-    system: ActorSystem,
-    effects: EffectLog,
-    children: Vec<RecordedChild>,
-    next_anonymous: u64,
+/// The effects of one behavior under test, in the order they happened, and the
+/// children it spawned. Shared by the kit, its context and its timers.
+#[derive(Default)]
+pub(crate) struct Recording {
+    effects: Mutex<Vec<Effect>>,
+    children: Mutex<Vec<RecordedChild>>,
+    next_anonymous: AtomicU64,
 }
 
 /// A child spawned under a `BehaviorTestKit`: a cell without a task, whose mailbox
@@ -57,108 +36,87 @@ pub(crate) struct RecordedChild {
     pub(crate) protocol: &'static str,
 }
 
-impl Recorder {
-    pub(crate) fn new(system: ActorSystem) -> Self {
-        Self {
-            system,
-            effects: EffectLog::default(),
-            children: Vec::new(),
-            next_anonymous: 0,
-        }
+/// The critical sections run no user code, so a poisoned lock holds consistent data.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+impl Recording {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::default()
     }
 
-    pub(crate) fn system(&self) -> &ActorSystem {
-        &self.system
+    fn record(&self, effect: Effect) {
+        lock(&self.effects).push(effect);
     }
 
-    pub(crate) fn effect_log(&self) -> EffectLog {
-        self.effects.clone()
+    /// The effects recorded so far, taken out.
+    pub(crate) fn take(&self) -> Vec<Effect> {
+        std::mem::take(&mut *lock(&self.effects))
     }
 
-    pub(crate) fn spawn<Q: Message>(
-        &mut self,
-        parent: &AnyActorRef,
-        behavior: Behavior<Q>,
-        name: ChildName<'_>,
-    ) -> Result<ActorRef<Q>, SpawnError> {
-        let (name, anonymous) = match name {
-            ChildName::Given(name) => {
-                validate_name(name)?;
-                if self.children.iter().any(|c| c.actor.path().name() == name) {
-                    return Err(SpawnError::NameTaken {
-                        name: name.to_owned(),
-                        parent: parent.path().clone(),
-                    });
-                }
-                (name.to_owned(), false)
-            }
-            ChildName::Anonymous => {
-                self.next_anonymous += 1;
-                (
-                    AnonymousName::new(self.next_anonymous - 1)
-                        .as_str()
-                        .to_owned(),
-                    true,
-                )
-            }
-        };
-        let cell = detached_cell::<Q>(
-            &self.system,
-            parent.path().child(&name),
-            Parent::Cell(parent.clone()),
-        );
-        let actor = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
-        self.effects.record(if anonymous {
+    /// Put effects taken out back in front of any recorded since.
+    pub(crate) fn put_back(&self, mut effects: Vec<Effect>) {
+        let mut log = lock(&self.effects);
+        effects.append(&mut log);
+        *log = effects;
+    }
+
+    /// The live children, for a test to take one's kit.
+    pub(crate) fn children(&self) -> MutexGuard<'_, Vec<RecordedChild>> {
+        lock(&self.children)
+    }
+}
+
+impl Recorder for Recording {
+    fn anonymous_name(&self) -> AnonymousName {
+        AnonymousName::new(self.next_anonymous.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn spawned(&self, child: KeptChild) {
+        let name = child.actor.path().name().to_owned();
+        self.record(if child.anonymous {
             Effect::SpawnedAnonymous { name }
         } else {
             Effect::Spawned { name }
         });
-        self.children.push(RecordedChild {
-            actor,
-            cell: Box::new(cell.clone()),
-            behavior: Some(Box::new(behavior)),
-            protocol: std::any::type_name::<Q>(),
+        self.children().push(RecordedChild {
+            actor: child.actor,
+            cell: child.cell,
+            behavior: Some(child.behavior),
+            protocol: child.protocol,
         });
-        Ok(ActorRef::local(cell))
     }
 
-    pub(crate) fn stop(&mut self, child: &AnyActorRef, caller: ActorPath) -> Result<(), NotAChild> {
-        let Some(at) = self.children.iter().position(|c| c.actor == *child) else {
-            return Err(NotAChild {
-                target: child.path().clone(),
-                caller,
-            });
-        };
-        let stopped = self.children.remove(at);
-        self.effects.record(Effect::Stopped {
-            name: stopped.actor.path().name().to_owned(),
+    fn stopped(&self, child: &AnyActorRef) {
+        self.children().retain(|kept| kept.actor != *child);
+        self.record(Effect::Stopped {
+            name: child.path().name().to_owned(),
         });
-        Ok(())
     }
 
-    pub(crate) fn children(&self) -> Vec<AnyActorRef> {
-        self.children.iter().map(|c| c.actor.clone()).collect()
+    fn watched(&self, target: &AnyActorRef) {
+        self.record(Effect::Watched {
+            actor: target.clone(),
+        });
     }
 
-    pub(crate) fn child(&self, name: &str) -> Option<AnyActorRef> {
-        self.children
-            .iter()
-            .find(|c| c.actor.path().name() == name)
-            .map(|c| c.actor.clone())
+    fn unwatched(&self, target: &AnyActorRef) {
+        self.record(Effect::Unwatched {
+            actor: target.clone(),
+        });
     }
 
-    pub(crate) fn child_mut(&mut self, name: &str) -> Option<&mut RecordedChild> {
-        self.children
-            .iter_mut()
-            .find(|c| c.actor.path().name() == name)
+    fn timer_started(&self, key: &TimerKey, mode: TimerMode, delay: Duration) {
+        self.record(Effect::TimerStarted {
+            key: key.clone(),
+            mode,
+            delay,
+        });
     }
 
-    pub(crate) fn watched(&mut self, actor: AnyActorRef) {
-        self.effects.record(Effect::Watched { actor });
-    }
-
-    pub(crate) fn unwatched(&mut self, actor: AnyActorRef) {
-        self.effects.record(Effect::Unwatched { actor });
+    fn timer_cancelled(&self, key: &TimerKey) {
+        self.record(Effect::TimerCancelled { key: key.clone() });
     }
 }
 

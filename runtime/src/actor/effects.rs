@@ -1,0 +1,185 @@
+//! The one seam a context's capabilities go through: where what a handler asks for
+//! (a child, a stop, a watch, a timer) takes effect.
+//!
+//! A context is built with its [`Effects`] and keeps them. Each capability is written
+//! once, in the context, against this seam: names are checked, children listed in the
+//! parent's table, watches deduplicated, timers keyed, the same way for every context.
+//! Only the last step, the one that leaves the actor, depends on the effects:
+//!
+//! - [`Effects::Live`], a running actor's: a child's task is spawned, a stop or a watch
+//!   goes to the target's system lane, a timer gets a task that ticks.
+//! - [`Effects::Recorded`], a behavior's under the testkit's `BehaviorTestKit`: the
+//!   step is handed to a [`Recorder`] instead, which writes it down (a child is kept,
+//!   without a task, for the test to run as a kit of its own).
+//!
+//! The runtime defines the seam and the [`Recorder`] trait; the testkit implements the
+//! recorder, so the runtime never depends on the testkit. The live arm costs a match
+//! on an enum: no box, no dynamic call, no allocation.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+
+use crate::actor::{ActorRef, AnonymousName, AnyActorRef, CellCore};
+use crate::error::SpawnError;
+use crate::mailbox::SystemMessage;
+use crate::message::Message;
+use crate::system::SystemShared;
+use crate::timer::{TimerKey, TimerMode, TimerScheduler};
+
+/// Where a context's capabilities take effect; chosen when the context is built.
+#[derive(Clone, Default)]
+pub(crate) enum Effects {
+    /// A running actor: children run, stops and watches are sent, timers tick.
+    #[default]
+    Live,
+    /// A behavior under a test kit: the step that would leave the actor is recorded.
+    Recorded(Arc<dyn Recorder>),
+}
+
+/// What a context under a test kit does instead of leaving the actor. Implemented by
+/// the testkit; shared by the context and its timers, hence `Sync`.
+pub(crate) trait Recorder: Send + Sync + 'static {
+    /// The name of the next anonymous child: `$a`, `$b`, ..., counted per behavior.
+    fn anonymous_name(&self) -> AnonymousName;
+    /// A child was spawned and listed: keep it, as no task will run it.
+    fn spawned(&self, child: KeptChild);
+    /// A child was stopped; it is off its parent's table already.
+    fn stopped(&self, child: &AnyActorRef);
+    /// `target` is now watched.
+    fn watched(&self, target: &AnyActorRef);
+    /// `target` is no longer watched.
+    fn unwatched(&self, target: &AnyActorRef);
+    /// A timer was started, or restarted under the same key.
+    fn timer_started(&self, key: &TimerKey, mode: TimerMode, delay: Duration);
+    /// A running timer was cancelled.
+    fn timer_cancelled(&self, key: &TimerKey);
+}
+
+/// A child spawned under a recorder: its cell, which no task runs, and the behavior it
+/// was spawned with, both with their protocol erased.
+pub(crate) struct KeptChild {
+    pub(crate) actor: AnyActorRef,
+    /// `Arc<LocalCell<Q>>`.
+    pub(crate) cell: Box<dyn Any + Send>,
+    /// `Behavior<Q>`.
+    pub(crate) behavior: Box<dyn Any + Send>,
+    /// `Q`'s type name, for a test that asks for the wrong one.
+    pub(crate) protocol: &'static str,
+    /// Spawned with `spawn_anonymous`.
+    pub(crate) anonymous: bool,
+}
+
+/// How a child is started, known before it is listed so that a refusal leaves
+/// nothing behind.
+pub(crate) enum Start<'a> {
+    /// Its task is spawned on the system's runtime.
+    Task(&'a Handle),
+    /// It gets no task: the recorder keeps it.
+    Kept(&'a dyn Recorder),
+}
+
+impl Effects {
+    /// The effects of a context built without a choice: a running actor's.
+    pub(crate) const LIVE: &'static Effects = &Effects::Live;
+
+    /// The generated name of an anonymous child with `uid`, and whether its parent's
+    /// name index has to list it: a live name encodes the uid, which finds the child;
+    /// a recorded one is counted per behavior and is found by name.
+    pub(crate) fn anonymous_name(&self, system: &SystemShared, uid: u64) -> (AnonymousName, bool) {
+        match self {
+            Effects::Live => (system.anonymous_name(uid), false),
+            Effects::Recorded(recorder) => (recorder.anonymous_name(), true),
+        }
+    }
+
+    /// How a child of an actor of `system` is started.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::NoRuntime`] for a live child of a system without a runtime.
+    pub(crate) fn start<'a>(&'a self, system: &'a SystemShared) -> Result<Start<'a>, SpawnError> {
+        match self {
+            Effects::Live => {
+                system
+                    .runtime()
+                    .map(Start::Task)
+                    .ok_or_else(|| SpawnError::NoRuntime {
+                        system: system.name().to_owned(),
+                    })
+            }
+            Effects::Recorded(recorder) => Ok(Start::Kept(&**recorder)),
+        }
+    }
+
+    /// Stop `child`, a live child of `parent`. A live child stops in its own time and
+    /// leaves the table when it has; a recorded one has no task, so it leaves now.
+    pub(crate) fn stop_child(&self, parent: &CellCore, child: &AnyActorRef) {
+        match self {
+            Effects::Live => child.request_stop(),
+            Effects::Recorded(recorder) => {
+                parent.children().remove(child);
+                recorder.stopped(child);
+            }
+        }
+    }
+
+    /// Watch `target` on behalf of `me`. A target that has stopped already answers
+    /// with `Terminated` at once.
+    pub(crate) fn watch(&self, me: &AnyActorRef, target: &AnyActorRef) {
+        match self {
+            Effects::Live => {
+                if let Err(SystemMessage::Watch(_)) =
+                    target.send_system(SystemMessage::Watch(me.clone()))
+                {
+                    let _ = me.send_system(SystemMessage::Terminated(target.clone()));
+                }
+            }
+            Effects::Recorded(recorder) => recorder.watched(target),
+        }
+    }
+
+    /// Stop watching `target` on behalf of `me`.
+    pub(crate) fn unwatch(&self, me: &AnyActorRef, target: &AnyActorRef) {
+        match self {
+            Effects::Live => {
+                let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
+            }
+            Effects::Recorded(recorder) => recorder.unwatched(target),
+        }
+    }
+
+    /// The timers of the actor `me`.
+    pub(crate) fn timers<P: Message>(&self, me: &ActorRef<P>) -> TimerScheduler<P> {
+        TimerScheduler::new(me, self.clone())
+    }
+
+    /// A timer was started (or restarted under its key): a live one is armed by
+    /// `arm`, which says whether it could be; a recorded one is written down, and
+    /// never ticks. Returns whether the timer runs.
+    pub(crate) fn timer_started(
+        &self,
+        key: &TimerKey,
+        mode: TimerMode,
+        delay: Duration,
+        arm: impl FnOnce() -> bool,
+    ) -> bool {
+        match self {
+            Effects::Live => arm(),
+            Effects::Recorded(recorder) => {
+                recorder.timer_started(key, mode, delay);
+                true
+            }
+        }
+    }
+
+    /// A running timer was cancelled. A live one's task ends as the timer is dropped;
+    /// a recorded one is written down.
+    pub(crate) fn timer_cancelled(&self, key: &TimerKey) {
+        if let Effects::Recorded(recorder) = self {
+            recorder.timer_cancelled(key);
+        }
+    }
+}
