@@ -24,14 +24,14 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
-use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
+use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
 use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
-use crate::behavior::{Behavior, Kind};
+use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
 use crate::mailbox::{Envelope, NEVER_RAN, SystemMessage};
 use crate::message::Message;
-use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
+use crate::signal::{ChildFailed, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
 
 /// The task of the actor in `cell`, which starts from `behavior` and runs until the
@@ -381,22 +381,18 @@ impl<P: Message> CellState<P> {
         Poll::Pending
     }
 
-    /// Apply a handler's answer: keep going, record an unhandled message, stop, or
-    /// switch. A failure (the handler's, or a new behavior's setup) is returned for
-    /// [`CellState::fail`].
+    /// Apply a handler's answer (read as the test kit reads it, by [`NextStep::of`]):
+    /// keep going, dead-letter an unhandled message, stop, or switch. A failure (the
+    /// handler's, or a new behavior's setup) is returned for [`CellState::fail`].
     #[inline]
     fn apply(&mut self, outcome: Result<Behavior<P>, Failure>) -> Option<Failure> {
         let next = match outcome {
             Ok(next) => next,
             Err(failure) => return Some(failure),
         };
-        match next.kind {
-            Kind::Same => None,
-            Kind::Unhandled => {
-                // An `#[actor]` handler names the message it consumed; otherwise the
-                // protocol is all there is to name.
-                let message_type =
-                    crate::reply::take_unhandled().unwrap_or(std::any::type_name::<P>());
+        match NextStep::of(next) {
+            NextStep::Same => None,
+            NextStep::Unhandled(message_type) => {
                 self.cell.core.system().dead_letter_of_type(
                     message_type,
                     self.cell.core.path(),
@@ -404,11 +400,11 @@ impl<P: Message> CellState<P> {
                 );
                 None
             }
-            Kind::Stopped => {
+            NextStep::Stop => {
                 self.begin_stop(None);
                 None
             }
-            kind => self.switch(Behavior::from_kind(kind)).err(),
+            NextStep::Switch(behavior) => self.switch(behavior).err(),
         }
     }
 
@@ -430,15 +426,12 @@ impl<P: Message> CellState<P> {
                 if self.phase != Phase::Running || !self.ctx.take_watch(&actor) {
                     return;
                 }
-                let terminated = Signal::Terminated(Terminated::new(actor.clone()));
+                let terminated = Signal::Terminated(Terminated::new(actor));
+                let after = AfterSignal::of(&terminated);
                 let Some(outcome) = self.interruptible_signal(terminated).await else {
                     return;
                 };
-                let failure = match outcome {
-                    Ok(next) if next.is_unhandled() => Some(Failure::new(DeathPact { actor })),
-                    outcome => self.apply(outcome),
-                };
-                if let Some(failure) = failure {
+                if let Some(failure) = self.apply(after.answer(outcome)) {
                     self.fail(failure).await;
                 }
             }
@@ -462,13 +455,14 @@ impl<P: Message> CellState<P> {
                     return;
                 }
                 // The handler sees the escalation; supervision decides on it.
-                let seen = Signal::ChildFailed(ChildFailed::new(child, failure.clone()));
-                let failure = match self.interruptible_signal(seen).await {
-                    None => return,
-                    Some(Err(own)) => own,
-                    Some(Ok(_)) => failure,
+                let seen = Signal::ChildFailed(ChildFailed::new(child, failure));
+                let after = AfterSignal::of(&seen);
+                let Some(outcome) = self.interruptible_signal(seen).await else {
+                    return;
                 };
-                self.fail(failure).await;
+                if let Some(failure) = self.apply(after.answer(outcome)) {
+                    self.fail(failure).await;
+                }
             }
         }
     }

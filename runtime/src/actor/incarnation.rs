@@ -1,6 +1,7 @@
-//! The running incarnation of an actor: what a behavior became when it started, and
-//! how a message or a signal reaches it. Shared by the cell task and by the
-//! synchronous `BehaviorTestKit`, so both run a behavior the same way.
+//! The running incarnation of an actor: what a behavior became when it started, how
+//! a message or a signal reaches it, and what its answer means ([`NextStep`],
+//! [`AfterSignal`]). Shared by the cell task and by the synchronous
+//! `BehaviorTestKit`, so both run a behavior, and read its answers, the same way.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -8,11 +9,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::actor::AnyActorRef;
 use crate::actor::context::ActorContext;
 use crate::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
 use crate::failure::{CatchPanic, Failure, InvalidBehavior, RestartWithoutFactory};
 use crate::message::Message;
-use crate::signal::Signal;
+use crate::signal::{DeathPact, Signal};
 use crate::supervision::Supervise;
 
 /// The running incarnation.
@@ -205,5 +207,72 @@ impl<P: Message> Future for Guarded<'_, P> {
         Pin::new(&mut self.0)
             .poll(cx)
             .map(|outcome| outcome.unwrap_or_else(|panic| Err(Failure::from_panic(panic))))
+    }
+}
+
+/// What a handler's answer asks of the actor. Read here once, for the cell and for
+/// the test kit, which then each carry it out in their own way.
+pub(crate) enum NextStep<P: Message> {
+    /// Go on with the same behavior.
+    Same,
+    /// The message was not handled: the type to name in its dead letter (an
+    /// `#[actor]` handler names the message it consumed; otherwise the protocol is
+    /// all there is to name).
+    Unhandled(&'static str),
+    /// Stop.
+    Stop,
+    /// Go on with another behavior, to be started with [`Running::start`].
+    Switch(Behavior<P>),
+}
+
+impl<P: Message> NextStep<P> {
+    /// What `next`, a handler's answer, asks for.
+    #[inline]
+    pub(crate) fn of(next: Behavior<P>) -> Self {
+        match next.kind {
+            Kind::Same => NextStep::Same,
+            Kind::Unhandled => NextStep::Unhandled(
+                crate::reply::take_unhandled().unwrap_or(std::any::type_name::<P>()),
+            ),
+            Kind::Stopped => NextStep::Stop,
+            kind => NextStep::Switch(Behavior::from_kind(kind)),
+        }
+    }
+}
+
+/// What the answer to a signal comes to beyond the behavior it returns, the same for
+/// the cell and the test kit: a `Terminated` left unhandled is a death pact, and after
+/// a child's escalation the behavior fails, with its handler's own failure or else
+/// the child's. Taken from the signal before the signal is handed over.
+pub(crate) enum AfterSignal {
+    /// A watched actor ended.
+    Terminated(AnyActorRef),
+    /// A child escalated this failure.
+    ChildFailed(Failure),
+    /// Any other signal: its answer stands as it is.
+    Other,
+}
+
+impl AfterSignal {
+    pub(crate) fn of(signal: &Signal) -> Self {
+        match signal {
+            Signal::Terminated(end) => AfterSignal::Terminated(end.actor().clone()),
+            Signal::ChildFailed(failed) => AfterSignal::ChildFailed(failed.failure().clone()),
+            _ => AfterSignal::Other,
+        }
+    }
+
+    /// The answer to the signal, with these rules applied.
+    pub(crate) fn answer<P: Message>(
+        self,
+        outcome: Result<Behavior<P>, Failure>,
+    ) -> Result<Behavior<P>, Failure> {
+        match (self, outcome) {
+            (AfterSignal::Terminated(actor), Ok(next)) if next.is_unhandled() => {
+                Err(Failure::new(DeathPact { actor }))
+            }
+            (AfterSignal::ChildFailed(failure), Ok(_)) => Err(failure),
+            (_, outcome) => outcome,
+        }
     }
 }

@@ -10,9 +10,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::actor::context::ActorContext;
 use crate::actor::effects::Effects;
-use crate::actor::incarnation::{Dispatched, Guarded, Running, Started};
+use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
-use crate::behavior::{Behavior, IntoBehavior, Kind};
+use crate::behavior::{Behavior, IntoBehavior};
 use crate::failure::Failure;
 use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
@@ -294,30 +294,13 @@ impl<P: Message> BehaviorTestKit<P> {
     /// poll.
     pub fn signal(&mut self, signal: Signal) -> Result<Outcome, Failure> {
         self.assert_alive();
-        let watched = match &signal {
-            Signal::Terminated(end) => Some(end.actor().clone()),
-            _ => None,
-        };
-        let escalated = match &signal {
-            Signal::ChildFailed(failed) => Some(failed.failure().clone()),
-            _ => None,
-        };
+        // The running actor's rules: a death pact, the failure after an escalation.
+        let after = AfterSignal::of(&signal);
         let outcome = poll_once(
             Box::pin(self.running.signal(&mut self.ctx, signal)),
             "signal handler",
         );
-        // As in a running actor: after seeing a child's escalation, the behavior
-        // fails with it (or with its handler's own failure).
-        if let Some(failure) = escalated {
-            return Err(outcome.err().unwrap_or(failure));
-        }
-        match (outcome, watched) {
-            // As in a running actor: a `Terminated` left unhandled is a death pact.
-            (Ok(next), Some(actor)) if next.is_unhandled() => {
-                Err(Failure::new(crate::signal::DeathPact { actor }))
-            }
-            (outcome, _) => self.apply(outcome),
-        }
+        self.apply(after.answer(outcome))
     }
 
     /// The effects recorded since the last call, oldest first.
@@ -414,19 +397,15 @@ impl<P: Message> BehaviorTestKit<P> {
         Ok(outcome)
     }
 
-    /// What an answer comes to; a switch starts the new behavior.
+    /// What an answer comes to, read as the cell reads it; a switch starts the new
+    /// behavior (with no supervision: the kit applies none).
     fn resolve(&mut self, outcome: Result<Behavior<P>, Failure>) -> Result<Outcome, Failure> {
-        let next = outcome?;
-        Ok(match next.kind {
-            Kind::Same => Outcome::Same,
-            Kind::Unhandled => {
-                // Nothing is published here; clear what the handler noted.
-                let _ = crate::reply::take_unhandled();
-                Outcome::Unhandled
-            }
-            Kind::Stopped => Outcome::Stopped,
-            kind => {
-                let behavior = Behavior::from_kind(kind);
+        Ok(match NextStep::of(outcome?) {
+            NextStep::Same => Outcome::Same,
+            // Nothing is published here: a test sees the outcome instead.
+            NextStep::Unhandled(_) => Outcome::Unhandled,
+            NextStep::Stop => Outcome::Stopped,
+            NextStep::Switch(behavior) => {
                 match self.running.start(&mut self.ctx, behavior, &mut |_| {})? {
                     Started::Running => Outcome::Switched,
                     Started::Stopped => Outcome::Stopped,
