@@ -233,19 +233,31 @@ enum LaneState<P> {
     Answer(AnswerSlot<P>),
 }
 
-/// Where the answer to an ask goes. Counted by the system until it is answered (or
-/// every ref to it is gone), so a test can see an ask left waiting.
+/// Where the answer to an ask goes. In a system that tracks leaks, counted until it
+/// is answered (or every ref to it is gone), so a test can see an ask left waiting;
+/// elsewhere an ask touches no shared counter.
 pub(crate) struct AnswerSlot<P> {
     sender: Mutex<Option<oneshot::Sender<P>>>,
-    system: Arc<SystemShared>,
+    /// The system whose count this ask is in, when it counts.
+    counted: Option<Arc<SystemShared>>,
 }
 
 impl<P> AnswerSlot<P> {
-    pub(crate) fn new(sender: oneshot::Sender<P>, system: Arc<SystemShared>) -> Self {
-        system.promise_created();
+    pub(crate) fn new(sender: oneshot::Sender<P>, system: &Arc<SystemShared>) -> Self {
+        let counted = system.tracks_leaks().then(|| {
+            system.promise_created();
+            system.clone()
+        });
         Self {
             sender: Mutex::new(Some(sender)),
-            system,
+            counted,
+        }
+    }
+
+    /// Answered, or gone unanswered: no longer pending.
+    fn settle(&self) {
+        if let Some(system) = &self.counted {
+            system.promise_settled();
         }
     }
 
@@ -258,7 +270,7 @@ impl<P> AnswerSlot<P> {
         let Some(sender) = sender else {
             return Sent::Unwanted(answer, DeadLetterReason::AlreadyAnswered);
         };
-        self.system.promise_settled();
+        self.settle();
         match sender.send(answer) {
             Ok(()) => Sent::Queued,
             Err(answer) => Sent::Unwanted(answer, DeadLetterReason::AskEnded),
@@ -273,7 +285,7 @@ impl<P> Drop for AnswerSlot<P> {
             .get_mut()
             .map_or_else(|poison| poison.into_inner().is_some(), |s| s.is_some());
         if unanswered {
-            self.system.promise_settled();
+            self.settle();
         }
     }
 }

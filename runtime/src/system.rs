@@ -32,11 +32,24 @@ use crate::message::Message;
 pub struct Settings {
     name: String,
     shutdown_timeout: Duration,
+    track_leaks: bool,
 }
 
 impl Settings {
     /// How long `terminate()` lets the whole tree take before it cancels what is left.
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// Whether a system counts pending asks and running timers unless told: in debug
+    /// builds (`debug_assertions`) it does, in release builds it does not.
+    pub const DEFAULT_TRACK_LEAKS: bool = cfg!(debug_assertions);
+
+    fn new(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+            track_leaks: Self::DEFAULT_TRACK_LEAKS,
+        }
+    }
 
     /// The system's name.
     pub fn name(&self) -> &str {
@@ -46,6 +59,13 @@ impl Settings {
     /// The deadline the whole tree races when the system terminates.
     pub fn shutdown_timeout(&self) -> Duration {
         self.shutdown_timeout
+    }
+
+    /// Whether the system counts its pending asks and running timers, for the
+    /// testkit's [`LeakReport`](crate::testkit::LeakReport); see
+    /// [`ActorSystemBuilder::track_leaks`].
+    pub fn tracks_leaks(&self) -> bool {
+        self.track_leaks
     }
 }
 
@@ -72,6 +92,29 @@ impl ActorSystemBuilder {
     /// The deadline for the whole tree when the system terminates (default 5 s).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.settings.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Count the asks still waiting for an answer and the timers still running, so
+    /// that a [`LeakReport`](crate::testkit::LeakReport) can name them after
+    /// termination. Default: [`Settings::DEFAULT_TRACK_LEAKS`], on in debug builds
+    /// and off in release builds, where the count would cost every ask and every
+    /// timer writes to a counter all threads share. `#[tapio::test]` and
+    /// [`TestConfig`](crate::testkit::TestConfig) always turn it on. A system that
+    /// does not track says so in its report rather than report zero. Live actors
+    /// are counted either way ([`ActorSystem::live_actors`]).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tapio::SystemError> {
+    /// let system = tapio::ActorSystem::builder("counted").track_leaks(true).build()?;
+    /// assert!(system.settings().tracks_leaks());
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn track_leaks(mut self, track: bool) -> Self {
+        self.settings.track_leaks = track;
         self
     }
 
@@ -150,7 +193,9 @@ pub(crate) struct SystemShared {
     /// The first uid this system handed out: anonymous names count from it.
     first_uid: u64,
     live_cells: AtomicUsize,
+    /// Counted only when the settings say to track leaks.
     live_timers: AtomicUsize,
+    /// Counted only when the settings say to track leaks.
     live_promises: AtomicUsize,
     terminating: AtomicBool,
     guardians: Mutex<Option<Guardians>>,
@@ -197,10 +242,7 @@ impl ActorSystem {
     /// A builder for a system named `name`.
     pub fn builder(name: &str) -> ActorSystemBuilder {
         ActorSystemBuilder {
-            settings: Settings {
-                name: name.to_owned(),
-                shutdown_timeout: Settings::DEFAULT_SHUTDOWN_TIMEOUT,
-            },
+            settings: Settings::new(name),
         }
     }
 
@@ -228,12 +270,8 @@ impl ActorSystem {
 
     /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks.
     pub(crate) fn detached(name: &str) -> Self {
-        let settings = Settings {
-            name: name.to_owned(),
-            shutdown_timeout: Settings::DEFAULT_SHUTDOWN_TIMEOUT,
-        };
         Self {
-            shared: Self::shared_for(settings, None),
+            shared: Self::shared_for(Settings::new(name), None),
         }
     }
 
@@ -558,6 +596,13 @@ impl SystemShared {
         self.live_cells.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// Whether pending asks and running timers are counted: a plain field, fixed
+    /// when the system was built.
+    pub(crate) fn tracks_leaks(&self) -> bool {
+        self.settings.track_leaks
+    }
+
+    /// Called only when [`tracks_leaks`](Self::tracks_leaks).
     pub(crate) fn timer_started(&self) {
         self.live_timers.fetch_add(1, Ordering::AcqRel);
     }
@@ -575,6 +620,7 @@ impl SystemShared {
         })
     }
 
+    /// Called only when [`tracks_leaks`](Self::tracks_leaks).
     pub(crate) fn promise_created(&self) {
         self.live_promises.fetch_add(1, Ordering::AcqRel);
     }
@@ -584,12 +630,17 @@ impl SystemShared {
         self.live_promises.fetch_sub(1, Ordering::AcqRel);
     }
 
-    pub(crate) fn live_promises(&self) -> usize {
-        self.live_promises.load(Ordering::Acquire)
+    /// The asks still waiting for their answer; `None` if the system does not count
+    /// them.
+    pub(crate) fn live_promises(&self) -> Option<usize> {
+        self.tracks_leaks()
+            .then(|| self.live_promises.load(Ordering::Acquire))
     }
 
-    pub(crate) fn live_timers(&self) -> usize {
-        self.live_timers.load(Ordering::Acquire)
+    /// The timers still running; `None` if the system does not count them.
+    pub(crate) fn live_timers(&self) -> Option<usize> {
+        self.tracks_leaks()
+            .then(|| self.live_timers.load(Ordering::Acquire))
     }
 
     pub(crate) fn is_terminating(&self) -> bool {

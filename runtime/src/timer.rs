@@ -426,8 +426,10 @@ impl<P: Message> Timer<P> {
                     .abort_handle()
             }
         });
-        system.timer_started();
-        self.counted = Some(system.clone());
+        if system.tracks_leaks() {
+            system.timer_started();
+            self.counted = Some(system.clone());
+        }
         true
     }
 }

@@ -97,7 +97,10 @@ async fn the_report_lists_each_leak() {
 
 #[tokio::test(start_paused = true)]
 async fn a_clean_report_says_so() {
-    let system = ActorSystem::new("clean").unwrap();
+    let system = ActorSystem::builder("clean")
+        .track_leaks(true)
+        .build()
+        .unwrap();
     system.spawn(Behaviors::ignore::<u64>(), "idle").unwrap();
     let report = LeakReport::after_terminating(&system).await;
     assert!(report.is_clean(), "{report}");
@@ -170,4 +173,75 @@ async fn a_handler_blocking_its_thread_is_reported_as_running() {
             .contains("- 1 actor task(s) still running after termination"),
         "{report}"
     );
+}
+
+#[message]
+pub struct Question {
+    pub reply_to: ActorRef<u64>,
+}
+
+/// Ask a question nobody answers, on a system whose hoarder keeps the reply ref
+/// past termination (it comes back, to be dropped after the report).
+async fn leave_an_ask_waiting(
+    system: &ActorSystem,
+) -> tokio::sync::mpsc::UnboundedReceiver<ActorRef<u64>> {
+    let (keep, kept) = tokio::sync::mpsc::unbounded_channel();
+    let hoarder = system
+        .spawn(
+            Behaviors::receive_message(move |q: Question| {
+                let _ = keep.send(q.reply_to);
+            }),
+            "hoarder",
+        )
+        .unwrap();
+    let asked = hoarder
+        .ask_with(|reply_to| Question { reply_to })
+        .timeout(Duration::from_millis(10))
+        .await;
+    assert!(asked.is_err(), "nobody answers");
+    kept
+}
+
+// Leak tracking is a per-system flag: with it, the ask left waiting is counted.
+#[tokio::test(start_paused = true)]
+async fn a_system_that_tracks_leaks_counts_an_ask_left_waiting() {
+    let system = ActorSystem::builder("tracked")
+        .track_leaks(true)
+        .build()
+        .unwrap();
+    assert!(system.settings().tracks_leaks());
+    let kept = leave_an_ask_waiting(&system).await;
+    let report = LeakReport::after_terminating(&system).await;
+    assert_eq!(report.pending_asks, Some(1), "{report}");
+    assert_eq!(report.pending_timers, Some(0), "{report}");
+    assert!(!report.is_clean());
+    drop(kept);
+}
+
+// Without the flag, asks and timers are not counted (nothing on their path touches a
+// shared counter), and the report says so instead of reporting none.
+#[tokio::test(start_paused = true)]
+async fn a_system_that_does_not_track_leaks_says_so_in_its_report() {
+    let system = ActorSystem::builder("untracked")
+        .track_leaks(false)
+        .build()
+        .unwrap();
+    assert!(!system.settings().tracks_leaks());
+    let kept = leave_an_ask_waiting(&system).await;
+    let report = LeakReport::after_terminating(&system).await;
+    assert_eq!(report.pending_asks, None, "{report}");
+    assert_eq!(report.pending_timers, None, "{report}");
+    assert!(!report.counted_everything());
+    assert!(report.is_clean(), "no actor was left behind: {report}");
+    assert_eq!(
+        report.to_string(),
+        "the actor system \"untracked\" left no actor behind; its timers and asks were not counted: build it with `track_leaks(true)` to count them"
+    );
+    drop(kept);
+}
+
+// Whatever the build, `#[tapio::test]` tracks leaks.
+#[tapio::test]
+async fn the_test_attribute_tracks_leaks(system: ActorSystem) {
+    assert!(system.settings().tracks_leaks());
 }

@@ -27,7 +27,7 @@ pub(crate) fn promise<R: Message>(
     core.lane().close();
     let cell = Arc::new(LocalCell {
         core,
-        user: UserLane::answer(AnswerSlot::new(sender, system.clone())),
+        user: UserLane::answer(AnswerSlot::new(sender, system)),
     });
     (cell, receiver)
 }

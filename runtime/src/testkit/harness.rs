@@ -10,8 +10,10 @@ use crate::system::ActorSystem;
 /// How to run one actor test: what `#[tapio::test]` expands to.
 ///
 /// [`run`](Self::run) builds a tokio runtime, starts an [`ActorSystem`] named after
-/// the test, runs the body with it, then terminates the system and checks that
-/// nothing leaked (see [`LeakReport`]); a leak fails the test.
+/// the test (one that tracks leaks, whatever the build:
+/// [`ActorSystemBuilder::track_leaks`](crate::ActorSystemBuilder::track_leaks)),
+/// runs the body with it, then terminates the system and checks that nothing leaked
+/// (see [`LeakReport`]); a leak fails the test.
 ///
 /// # Examples
 ///
@@ -114,6 +116,7 @@ impl TestConfig {
         runtime.block_on(async move {
             let system = match ActorSystem::builder(&name)
                 .shutdown_timeout(self.shutdown_timeout)
+                .track_leaks(true)
                 .build()
             {
                 Ok(system) => system,
@@ -171,6 +174,11 @@ impl<E: fmt::Debug> TestResult for Result<(), E> {
 /// - no actor task still running (a handler blocking its thread cannot be cancelled);
 /// - no timer still running;
 /// - no ask promise still waiting: its reply ref was kept alive somewhere.
+///
+/// Timers and asks are counted only by a system that tracks leaks
+/// ([`ActorSystemBuilder::track_leaks`](crate::ActorSystemBuilder::track_leaks): on
+/// in debug builds and under `#[tapio::test]`); for one that does not, their fields
+/// are `None` and the report says they were not counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LeakReport {
     system: String,
@@ -180,11 +188,12 @@ pub struct LeakReport {
     pub not_stopped: Vec<ActorPath>,
     /// Actor tasks still running after termination (guardians included).
     pub running_tasks: usize,
-    /// Timers still running after termination.
-    pub pending_timers: usize,
+    /// Timers still running after termination; `None` if the system did not count
+    /// them.
+    pub pending_timers: Option<usize>,
     /// Ask promises still waiting for an answer after termination: something kept a
-    /// reply ref alive.
-    pub pending_asks: usize,
+    /// reply ref alive. `None` if the system did not count them.
+    pub pending_asks: Option<usize>,
 }
 
 impl LeakReport {
@@ -213,19 +222,34 @@ impl LeakReport {
         }
     }
 
-    /// Whether nothing leaked.
+    /// Whether nothing was found to have leaked (timers and asks only if they were
+    /// counted: see [`counted_everything`](Self::counted_everything)).
     pub fn is_clean(&self) -> bool {
         self.stuck_in_handler.is_empty()
             && self.not_stopped.is_empty()
             && self.running_tasks == 0
-            && self.pending_timers == 0
-            && self.pending_asks == 0
+            && self.pending_timers.unwrap_or(0) == 0
+            && self.pending_asks.unwrap_or(0) == 0
+    }
+
+    /// Whether the system counted its timers and asks, so the report covers them.
+    pub fn counted_everything(&self) -> bool {
+        self.pending_timers.is_some() && self.pending_asks.is_some()
     }
 }
 
 impl fmt::Display for LeakReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const NOT_COUNTED: &str =
+            "its timers and asks were not counted: build it with `track_leaks(true)` to count them";
         if self.is_clean() {
+            if !self.counted_everything() {
+                return write!(
+                    f,
+                    "the actor system {:?} left no actor behind; {NOT_COUNTED}",
+                    self.system
+                );
+            }
             return write!(f, "the actor system {:?} left nothing behind", self.system);
         }
         write!(f, "the actor system {:?} leaked:", self.system)?;
@@ -241,18 +265,13 @@ impl fmt::Display for LeakReport {
                 "\n- {path} had not stopped by the shutdown deadline (waiting for a child, or for its turn) and was cancelled"
             )?;
         }
-        if self.pending_timers > 0 {
-            write!(
-                f,
-                "\n- {} timer(s) still running after termination",
-                self.pending_timers
-            )?;
+        if let Some(timers @ 1..) = self.pending_timers {
+            write!(f, "\n- {timers} timer(s) still running after termination")?;
         }
-        if self.pending_asks > 0 {
+        if let Some(asks @ 1..) = self.pending_asks {
             write!(
                 f,
-                "\n- {} ask promise(s) still waiting for an answer after termination (a reply ref kept alive)",
-                self.pending_asks
+                "\n- {asks} ask promise(s) still waiting for an answer after termination (a reply ref kept alive)"
             )?;
         }
         if self.running_tasks > 0 {
@@ -261,6 +280,9 @@ impl fmt::Display for LeakReport {
                 "\n- {} actor task(s) still running after termination (a handler blocking its thread?)",
                 self.running_tasks
             )?;
+        }
+        if !self.counted_everything() {
+            write!(f, "\n({NOT_COUNTED})")?;
         }
         Ok(())
     }
@@ -277,20 +299,22 @@ mod tests {
     fn every_kind_of_leak_is_named() {
         let clean = LeakReport {
             system: "s".to_owned(),
+            pending_timers: Some(0),
+            pending_asks: Some(0),
             ..LeakReport::default()
         };
         assert!(clean.is_clean());
         let leaks = [
             (
                 LeakReport {
-                    pending_timers: 2,
+                    pending_timers: Some(2),
                     ..clean.clone()
                 },
                 "- 2 timer(s) still running after termination",
             ),
             (
                 LeakReport {
-                    pending_asks: 1,
+                    pending_asks: Some(1),
                     ..clean.clone()
                 },
                 "- 1 ask promise(s) still waiting",
@@ -309,5 +333,31 @@ mod tests {
             assert!(text.starts_with("the actor system \"s\" leaked:"), "{text}");
             assert!(text.contains(line), "{text}");
         }
+    }
+
+    // A system that did not count its timers and asks is not reported as having none:
+    // the report says they were not counted, clean or not.
+    #[test]
+    fn uncounted_timers_and_asks_are_said_to_be_uncounted() {
+        let uncounted = LeakReport {
+            system: "s".to_owned(),
+            ..LeakReport::default()
+        };
+        assert!(uncounted.is_clean());
+        assert!(!uncounted.counted_everything());
+        assert_eq!(
+            uncounted.to_string(),
+            "the actor system \"s\" left no actor behind; its timers and asks were not counted: build it with `track_leaks(true)` to count them"
+        );
+        let leaked = LeakReport {
+            running_tasks: 1,
+            ..uncounted
+        };
+        let text = leaked.to_string();
+        assert!(text.starts_with("the actor system \"s\" leaked:"), "{text}");
+        assert!(
+            text.ends_with("\n(its timers and asks were not counted: build it with `track_leaks(true)` to count them)"),
+            "{text}"
+        );
     }
 }
