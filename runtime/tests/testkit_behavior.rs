@@ -479,3 +479,28 @@ fn a_child_failed_signal_is_seen_then_fails_the_behavior() {
     assert_eq!(outcome, Err(failure));
     seen.expect_message("broken on purpose".to_string());
 }
+
+#[message]
+pub struct Keep(pub std::sync::Arc<()>);
+
+// Children are listed in the kit's cell as a running actor's are; dropping the kit
+// lets go of them, and of what waits in their mailboxes.
+#[test]
+fn a_dropped_kit_lets_go_of_its_children() {
+    let token = std::sync::Arc::new(());
+    let kit = BehaviorTestKit::new(Behaviors::setup_once({
+        let token = token.clone();
+        move |ctx: &mut ActorContext<u64>| {
+            let child: ActorRef<Keep> = ctx.spawn(Behaviors::ignore(), "keeper")?;
+            child.tell(Keep(token));
+            Ok::<_, tapio::SpawnError>(Behaviors::ignore())
+        }
+    }));
+    assert_eq!(
+        std::sync::Arc::strong_count(&token),
+        2,
+        "one waits in the child"
+    );
+    drop(kit);
+    assert_eq!(std::sync::Arc::strong_count(&token), 1);
+}

@@ -432,6 +432,15 @@ impl<P: Message> BehaviorTestKit<P> {
     }
 }
 
+impl<P: Message> Drop for BehaviorTestKit<P> {
+    fn drop(&mut self) {
+        // The children are listed in the cell's table, as a running actor's are, and
+        // each names the cell as its parent; no task will end them and take them off,
+        // so unlist them here, or the cells would keep each other alive.
+        drop(self.ctx.self_ref().core().children().drain());
+    }
+}
+
 impl<P: Message> fmt::Debug for BehaviorTestKit<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BehaviorTestKit")
