@@ -12,7 +12,7 @@
 //! one flag per user message, and only takes the lock when something is there.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
@@ -53,6 +53,12 @@ pub(crate) struct SystemLane {
     /// `PENDING` while messages are queued. The cell keeps its `IN_HANDLER` bit in
     /// the same byte, which saves a word in every actor.
     flags: AtomicU8,
+    /// Set while the cell waits for something to do (its task returned `Pending`
+    /// outside every handler); cleared when it runs again. Only the cell writes it,
+    /// so plain stores do, where a bit in `flags` would cost a locked instruction on
+    /// every wake-up. An actor that is neither parked nor in an `async` handler is
+    /// running a synchronous one. It sits in what would be padding.
+    parked: AtomicBool,
 }
 
 const PENDING: u8 = 1;
@@ -62,10 +68,6 @@ pub(crate) const IN_HANDLER: u8 = 2;
 pub(crate) const STOPPING: u8 = 4;
 /// Set when the task was dropped before it ever ran: its runtime had shut down.
 pub(crate) const NEVER_RAN: u8 = 8;
-/// Set while the cell waits for something to do (its task returned `Pending` outside
-/// every handler); cleared when it runs again. An actor that is neither parked nor
-/// idle in an `async` handler is running a synchronous handler.
-pub(crate) const PARKED: u8 = 16;
 /// Set by the shutdown deadline on an actor it gave up on: still in a handler when the
 /// deadline passed. Its parent no longer waits for it, only for its children.
 pub(crate) const ABANDONED: u8 = 32;
@@ -165,13 +167,24 @@ impl SystemLane {
         self.flags.load(Ordering::Acquire) & flag != 0
     }
 
-    /// Clear `PARKED`: the cell runs again. A plain load first, so the message path
-    /// pays for the write only once per wake-up, not once per message.
+    /// The cell waits for something to do.
+    #[inline(always)]
+    pub(crate) fn park(&self) {
+        self.parked.store(true, Ordering::Release);
+    }
+
+    /// The cell runs again. A plain load first, so the message path pays for the
+    /// write only once per wake-up, not once per message.
     #[inline(always)]
     pub(crate) fn unpark(&self) {
-        if self.flags.load(Ordering::Relaxed) & PARKED != 0 {
-            self.flags.fetch_and(!PARKED, Ordering::Release);
+        if self.parked.load(Ordering::Relaxed) {
+            self.parked.store(false, Ordering::Release);
         }
+    }
+
+    /// Whether the cell waits for something to do.
+    pub(crate) fn is_parked(&self) -> bool {
+        self.parked.load(Ordering::Acquire)
     }
 
     /// Whether the lane has closed: the actor has stopped.

@@ -9,7 +9,7 @@ use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnonymousName, AnyActorRef};
-use crate::mailbox::{ABANDONED, IN_HANDLER, PARKED, STOPPING, SystemLane, WAITING_FOR_CHILDREN};
+use crate::mailbox::{ABANDONED, IN_HANDLER, STOPPING, SystemLane, WAITING_FOR_CHILDREN};
 use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
@@ -216,7 +216,7 @@ impl CellCore {
     ) -> Self {
         let lane = SystemLane::default();
         // A task that has not run yet is waiting for its turn, not busy.
-        lane.set_flag(PARKED, true);
+        lane.park();
         Self {
             path: path.map_or_else(OnceLock::new, OnceLock::from),
             uid,
@@ -287,13 +287,13 @@ impl CellCore {
 
     /// Mark that the cell waits for something to do, outside every handler.
     pub(crate) fn set_parked(&self) {
-        self.lane.set_flag(PARKED, true);
+        self.lane.park();
     }
 
     /// Whether the actor is running a handler (synchronous, or an `async` one it
     /// awaits) rather than waiting for something to do.
     pub(crate) fn is_busy(&self) -> bool {
-        self.is_in_handler() || !self.lane.has_flag(PARKED)
+        self.is_in_handler() || !self.lane.is_parked()
     }
 
     /// Give up on the actor at the shutdown deadline: its parent stops waiting for it.
