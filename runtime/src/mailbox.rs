@@ -173,13 +173,10 @@ impl SystemLane {
         self.parked.store(true, Ordering::Release);
     }
 
-    /// The cell runs again. A plain load first, so the message path pays for the
-    /// write only once per wake-up, not once per message.
+    /// The cell runs again.
     #[inline(always)]
     pub(crate) fn unpark(&self) {
-        if self.parked.load(Ordering::Relaxed) {
-            self.parked.store(false, Ordering::Release);
-        }
+        self.parked.store(false, Ordering::Release);
     }
 
     /// Whether the cell waits for something to do.

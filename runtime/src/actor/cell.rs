@@ -46,6 +46,8 @@ pub(crate) fn run<P: Message>(
         running: Running::Unstarted(behavior),
         receiver: None,
         phase: Phase::Spawned,
+        // A cell counts as parked until its task first runs.
+        parked: true,
         rare: None,
     };
     // An `async` block rather than an `async fn` taking the state: the block uses the
@@ -195,6 +197,10 @@ struct CellState<P: Message> {
     running: Running<P>,
     receiver: Option<UnboundedReceiver<Envelope<P>>>,
     phase: Phase,
+    /// Whether the last poll ended waiting: the lane's shared `parked` mark is then
+    /// set and is cleared at the next poll. Kept here too, so the message path reads
+    /// a field of its own task instead of the shared cell.
+    parked: bool,
     rare: Option<Box<Rare<P>>>,
 }
 
@@ -316,7 +322,10 @@ impl<P: Message> CellState<P> {
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<Envelope<P>, Slow>> {
-        self.cell.core.lane().unpark();
+        if self.parked {
+            self.parked = false;
+            self.cell.core.lane().unpark();
+        }
         if let Some(rare) = &mut self.rare
             && let Some(message) = rare.held.pop_front()
         {
@@ -377,6 +386,7 @@ impl<P: Message> CellState<P> {
             self.receiver = Some(receiver);
             cx.waker().wake_by_ref();
         }
+        self.parked = true;
         self.cell.core.set_parked();
         Poll::Pending
     }
