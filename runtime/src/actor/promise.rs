@@ -32,8 +32,8 @@ pub(crate) fn promise<R: Message>(
     (cell, receiver)
 }
 
-/// `n` in decimal, written into `digits` without the formatting machinery: a promise
-/// is named on every ask.
+/// `n` in decimal, written into `digits` without the formatting machinery: the name
+/// of a promise, built when its path is first asked for.
 pub(crate) fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
     let mut at = digits.len();
     loop {
