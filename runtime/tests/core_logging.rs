@@ -5,53 +5,14 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod common;
+
 use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::testkit::{TestConfig, TestProbe};
-use tracing_subscriber::fmt::MakeWriter;
 
-/// Collects what the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Self;
-
-    fn make_writer(&'a self) -> Self {
-        self.clone()
-    }
-}
-
-/// A subscriber that writes plain text, at `INFO` and above, into what it returns.
-fn capturing() -> (Captured, impl tracing::Subscriber + Send + Sync) {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
-    (captured, subscriber)
-}
+use common::capturing;
 
 #[message]
 pub struct Say(pub &'static str, pub ActorRef<()>);
@@ -60,7 +21,7 @@ pub struct Say(pub &'static str, pub ActorRef<()>);
 // `ctx.log()` all carry the path of the actor that logged it.
 #[test]
 fn records_logged_by_an_actor_carry_its_path() {
-    let (captured, subscriber) = capturing();
+    let (captured, subscriber) = capturing(tracing::Level::INFO);
     // The test runs on a current-thread runtime, so every actor runs on this thread,
     // where this subscriber is the default.
     let _default = tracing::subscriber::set_default(subscriber);
@@ -130,7 +91,7 @@ impl Napper {
 // span, which is what keeps an unobserved actor small.)
 #[test]
 fn an_async_handler_on_any_worker_logs_with_its_path() {
-    let (captured, subscriber) = capturing();
+    let (captured, subscriber) = capturing(tracing::Level::INFO);
     tracing::subscriber::set_global_default(subscriber).unwrap();
     TestConfig::new("logging_on_workers")
         .worker_threads(2)

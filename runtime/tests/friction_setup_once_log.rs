@@ -10,14 +10,17 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{self, Write};
-use std::sync::{Arc, Mutex};
+mod common;
+
+use std::io;
 use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::testkit::{TestConfig, TestProbe};
 use tapio::{Restart, RestartWithoutFactory};
 use tokio::sync::oneshot;
+
+use common::capturing;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -47,46 +50,12 @@ impl Job {
     }
 }
 
-/// Collects what the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
-    type Writer = Self;
-
-    fn make_writer(&'a self) -> Self {
-        self.clone()
-    }
-}
-
 // S11, S14: a restart of a one-shot setup fails with `RestartWithoutFactory`; the
 // actor stops after that one attempt (not after using up the restart limit), the
 // log names the failure and what to do, and a watcher sees it terminated.
 #[test]
 fn a_restart_of_a_one_shot_setup_stops_the_actor_with_a_clear_failure() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::WARN)
-        .finish();
+    let (captured, subscriber) = capturing(tracing::Level::WARN);
     // A current-thread runtime: every actor logs on this thread, to this subscriber.
     let _default = tracing::subscriber::set_default(subscriber);
     TestConfig::new("setup-once-restart").run(|system: ActorSystem| async move {
