@@ -95,6 +95,19 @@ struct Used {
 }
 
 impl SystemLane {
+    /// A lane closed from the start, with `flags` set: a promise's, which no system
+    /// message ever reaches. Made without taking its lock.
+    pub(crate) fn closed(flags: u8) -> Self {
+        Self {
+            queue: Mutex::new(SystemQueue {
+                used: None,
+                closed: true,
+            }),
+            flags: AtomicU8::new(flags),
+            parked: AtomicBool::new(true),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, SystemQueue> {
         // A panic while this lock is held can only come from a bug in the runtime
         // (the critical sections hold no user code), so a poisoned lock still holds
@@ -226,12 +239,15 @@ pub(crate) enum Envelope<P> {
     Tick(u64),
 }
 
-/// The user lane: a channel that exists from the first send on.
-pub(crate) struct UserLane<P> {
-    state: OnceLock<LaneState<P>>,
+/// The user lane: for an actor, a channel that exists from the first send on; for an
+/// ask's promise, the slot its one answer goes to (there from the start, so making a
+/// promise runs no one-time initialisation).
+pub(crate) enum UserLane<P> {
+    Actor(OnceLock<LaneState<P>>),
+    Answer(AnswerSlot<P>),
 }
 
-enum LaneState<P> {
+pub(crate) enum LaneState<P> {
     Open {
         sender: UnboundedSender<Envelope<P>>,
         /// Waits here until the cell picks it up.
@@ -239,8 +255,6 @@ enum LaneState<P> {
     },
     /// The actor stopped before anything was ever sent.
     Closed,
-    /// Not an actor: an ask's promise, which takes exactly one answer.
-    Answer(AnswerSlot<P>),
 }
 
 /// Where the answer to an ask goes. In a system that tracks leaks, counted until it
@@ -314,38 +328,39 @@ pub(crate) enum Sent<P> {
 
 impl<P> UserLane<P> {
     pub(crate) const fn new() -> Self {
-        Self {
-            state: OnceLock::new(),
-        }
+        Self::Actor(OnceLock::new())
     }
 
     /// The lane of an ask's promise.
     pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
-        Self {
-            state: OnceLock::from(LaneState::Answer(slot)),
-        }
+        Self::Answer(slot)
     }
 
     #[inline]
     pub(crate) fn send(&self, message: Envelope<P>) -> Sent<P> {
-        match self.state.get() {
+        let state = match self {
+            Self::Actor(state) => state,
+            Self::Answer(slot) => {
+                return match message {
+                    Envelope::Message(answer) => slot.answer(answer),
+                    Envelope::Tick(_) => Sent::Refused(message),
+                };
+            }
+        };
+        match state.get() {
             Some(LaneState::Open { sender, .. }) => match sender.send(message) {
                 Ok(()) => Sent::Queued,
                 Err(refused) => Sent::Refused(refused.0),
             },
             Some(LaneState::Closed) => Sent::Refused(message),
-            Some(LaneState::Answer(slot)) => match message {
-                Envelope::Message(answer) => slot.answer(answer),
-                Envelope::Tick(_) => Sent::Refused(message),
-            },
-            None => self.send_first(message),
+            None => Self::send_first(state, message),
         }
     }
 
     #[cold]
-    fn send_first(&self, message: Envelope<P>) -> Sent<P> {
+    fn send_first(state: &OnceLock<LaneState<P>>, message: Envelope<P>) -> Sent<P> {
         let mut created = false;
-        let state = self.state.get_or_init(|| {
+        let state = state.get_or_init(|| {
             created = true;
             let (sender, receiver) = mpsc::unbounded_channel();
             LaneState::Open {
@@ -359,13 +374,16 @@ impl<P> UserLane<P> {
                 Ok(()) => Sent::Queued,
                 Err(refused) => Sent::Refused(refused.0),
             },
-            LaneState::Closed | LaneState::Answer(_) => Sent::Refused(message),
+            LaneState::Closed => Sent::Refused(message),
         }
     }
 
     /// The receiving half, the first time the cell asks after a send created it.
     pub(crate) fn take_receiver(&self) -> Option<UnboundedReceiver<Envelope<P>>> {
-        match self.state.get() {
+        let Self::Actor(state) = self else {
+            return None;
+        };
+        match state.get() {
             Some(LaneState::Open { receiver, .. }) => receiver
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner())
@@ -377,7 +395,10 @@ impl<P> UserLane<P> {
     /// Close the lane for good. Returns a receiver still waiting to be picked up, so
     /// its messages can be drained too.
     pub(crate) fn close(&self) -> Option<UnboundedReceiver<Envelope<P>>> {
-        if self.state.set(LaneState::Closed).is_ok() {
+        let Self::Actor(state) = self else {
+            return None;
+        };
+        if state.set(LaneState::Closed).is_ok() {
             return None;
         }
         let mut receiver = self.take_receiver()?;

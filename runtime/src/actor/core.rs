@@ -228,6 +228,21 @@ impl CellCore {
         }
     }
 
+    /// The core of an ask's promise: stopped from the start (its system lane is
+    /// closed, so watching it reports `Terminated` at once), its path built if asked
+    /// for.
+    pub(crate) fn promise(uid: u64, system: Arc<SystemShared>) -> Self {
+        Self {
+            path: OnceLock::new(),
+            uid,
+            system: ActorSystem::from_shared(system),
+            parent: Parent::System,
+            lane: SystemLane::closed(STOPPING),
+            waker: AtomicWaker::new(),
+            children: Mutex::new(Children::default()),
+        }
+    }
+
     pub(crate) fn path(&self) -> &ActorPath {
         self.path.get_or_init(|| match &self.parent {
             Parent::Cell(parent) => {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use crate::actor::{CellCore, LocalCell, Parent};
+use crate::actor::{CellCore, LocalCell};
 use crate::mailbox::{AnswerSlot, UserLane};
 use crate::message::Message;
 use crate::system::SystemShared;
@@ -22,9 +22,7 @@ pub(crate) fn promise<R: Message>(
     let (sender, receiver) = oneshot::channel();
     let uid = system.next_uid();
     // Its path, `/system/promises/{uid}`, is built if anyone asks for it.
-    let core = CellCore::new(None, uid, system.clone(), Parent::System);
-    core.set_stopping();
-    core.lane().close();
+    let core = CellCore::promise(uid, system.clone());
     let cell = Arc::new(LocalCell {
         core,
         user: UserLane::answer(AnswerSlot::new(sender, system)),
