@@ -483,3 +483,98 @@ async fn s16_an_escalation_interrupts_an_async_handler_on_its_way(system: ActorS
     );
     assert!(seen[1].contains("/user/top/middle/leaf"), "{seen:?}");
 }
+
+#[message(reply = u64)]
+pub struct Slow;
+
+/// Answers `Slow` only after an await that never ends; says when it has begun.
+#[derive(Clone)]
+struct NeverAnswers {
+    log: ActorRef<String>,
+}
+
+#[actor]
+impl NeverAnswers {
+    async fn slow(&mut self, _: Slow) -> u64 {
+        self.log.tell("answering".into());
+        std::future::pending::<u64>().await
+    }
+}
+
+// S23: stopping an actor whose `async` handler holds a request drops the handler and
+// its reply ref with it: the ask fails at once, not at its deadline.
+#[tapio::test(start_paused = true)]
+async fn s23_an_ask_fails_at_once_when_its_handler_is_interrupted(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let never = NeverAnswers {
+        log: log.actor_ref().clone(),
+    };
+    let slow = system.spawn(never, "slow").unwrap();
+    let asking = {
+        let slow = slow.clone();
+        tokio::spawn(async move { slow.ask(Slow).timeout(Duration::from_secs(3600)).await })
+    };
+    // The request is in the handler when the stop comes.
+    assert_eq!(log.expect_message(SECOND).await, "answering");
+    let started = tokio::time::Instant::now();
+    system.stop(&slow).unwrap();
+    let failed = asking.await.unwrap().unwrap_err();
+    assert!(
+        !matches!(failed, tapio::AskError::Timeout { .. }),
+        "the ask waited for its deadline: {failed}"
+    );
+    assert!(started.elapsed() < SECOND, "took {:?}", started.elapsed());
+}
+
+/// Watches the child it spawns; its `Terminated` handler awaits forever.
+#[derive(Clone)]
+struct Mourner {
+    log: ActorRef<String>,
+}
+
+#[actor]
+impl Mourner {
+    fn start(&mut self, ctx: &mut Ctx<Self>, _: Hang) {
+        let child = ctx.spawn(Behaviors::ignore::<u64>(), "child").unwrap();
+        ctx.watch(&child);
+        ctx.stop(&child).unwrap();
+    }
+
+    #[signal]
+    async fn on_signal(&mut self, signal: &Signal) {
+        match signal {
+            Signal::Terminated(_) => {
+                let _guard = DropGuard {
+                    name: "mourning".into(),
+                    log: self.log.clone(),
+                };
+                self.log.tell("mourns".into());
+                std::future::pending::<()>().await;
+            }
+            Signal::PostStop => self.log.tell("mourner stopped".into()),
+            _ => {}
+        }
+    }
+}
+
+// S15: a stop interrupts a `Terminated` signal handler that awaits, as it does a
+// message handler: the handler is dropped, then `PostStop` runs.
+#[tapio::test(start_paused = true)]
+async fn s15_a_stop_interrupts_an_awaiting_terminated_handler(system: ActorSystem) {
+    let mut log = TestProbe::<String>::new(&system);
+    let mourner = system
+        .spawn(
+            Mourner {
+                log: log.actor_ref().clone(),
+            },
+            "mourner",
+        )
+        .unwrap();
+    mourner.tell(Hang);
+    assert_eq!(log.expect_message(SECOND).await, "mourns");
+    system.stop(&mourner).unwrap();
+    assert_eq!(
+        log.receive_messages(2, SECOND).await,
+        ["mourning dropped", "mourner stopped"]
+    );
+}
