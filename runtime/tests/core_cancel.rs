@@ -578,3 +578,106 @@ async fn s15_a_stop_interrupts_an_awaiting_terminated_handler(system: ActorSyste
         ["mourning dropped", "mourner stopped"]
     );
 }
+
+/// Counts `PostStop`s, and hangs in an `async` handler when told to.
+#[derive(Clone)]
+struct Counted {
+    stopped: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[actor]
+impl Counted {
+    async fn hang(&mut self, _: Hang) {
+        std::future::pending::<()>().await;
+    }
+
+    #[signal]
+    fn on_signal(&mut self, signal: &Signal) {
+        if *signal == Signal::PostStop {
+            self.stopped
+                .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+}
+
+// S19 at scale: 20 parents with 50 children each, half of the children awaiting
+// forever, and one actor deep in the tree blocking its thread past the deadline. Every
+// actor but the blocked one sees `PostStop`, and termination ends near the deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s19_a_large_tree_with_one_blocked_actor_stops_everything_else() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let timeout = Duration::from_millis(300);
+    let system = ActorSystem::builder("large-tree")
+        .shutdown_timeout(timeout)
+        .build()
+        .unwrap();
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let (release, released) = std::sync::mpsc::channel();
+    let released = Arc::new(Mutex::new(released));
+    let (blocks, blocked) = tokio::sync::oneshot::channel();
+    let blocks = Arc::new(Mutex::new(Some(blocks)));
+    let observer = ActorSystem::new("observer").unwrap();
+    let log = TestProbe::<String>::new(&observer);
+    let (ready, mut all_ready) = tokio::sync::mpsc::unbounded_channel::<ActorRef<BlockerMsg>>();
+    for p in 0..20 {
+        let counted = Counted {
+            stopped: stopped.clone(),
+        };
+        let (released, blocks, ready) = (released.clone(), blocks.clone(), ready.clone());
+        let log = log.actor_ref().clone();
+        system
+            .spawn(
+                Behaviors::setup(move |ctx| {
+                    for c in 0..50 {
+                        let child = ctx.spawn(counted.clone(), &format!("c{c}")).unwrap();
+                        if c % 2 == 0 {
+                            child.tell(Hang);
+                        }
+                    }
+                    if p == 7 {
+                        let blocker = ctx
+                            .spawn(
+                                Blocker {
+                                    release: released.clone(),
+                                    blocks: blocks.clone(),
+                                    log: log.clone(),
+                                    name: "blocker",
+                                },
+                                "blocker",
+                            )
+                            .unwrap();
+                        let _ = ready.send(blocker);
+                    }
+                    counted.clone()
+                }),
+                &format!("p{p}"),
+            )
+            .unwrap();
+    }
+    let blocker = all_ready.recv().await.unwrap();
+    blocker.tell(Block);
+    tokio::time::timeout(SECOND, blocked)
+        .await
+        .unwrap()
+        .unwrap();
+
+    let started = std::time::Instant::now();
+    system.terminate().await;
+    let took = started.elapsed();
+    assert!(took < timeout + 5 * SECOND, "took {took:?}");
+    // 20 parents and 1,000 children; the blocker is not counted.
+    assert_eq!(stopped.load(Ordering::Acquire), 1_020);
+    release.send(()).unwrap();
+    let report = LeakReport::after_terminating(&system).await;
+    assert_eq!(
+        report
+            .stuck_in_handler
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["/user/p7/blocker"],
+        "{report}"
+    );
+    assert!(report.not_stopped.is_empty(), "{report}");
+    observer.terminate().await;
+}
