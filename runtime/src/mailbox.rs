@@ -68,6 +68,9 @@ pub(crate) const IN_HANDLER: u8 = 2;
 pub(crate) const STOPPING: u8 = 4;
 /// Set when the task was dropped before it ever ran: its runtime had shut down.
 pub(crate) const NEVER_RAN: u8 = 8;
+/// Set by the first child that ends after the actor last looked at its children:
+/// later ones find it set and do not wake the actor again.
+const CHILD_ENDED: u8 = 16;
 /// Set by the shutdown deadline on an actor it gave up on: still in a handler when the
 /// deadline passed. Its parent no longer waits for it, only for its children.
 pub(crate) const ABANDONED: u8 = 32;
@@ -173,6 +176,17 @@ impl SystemLane {
         } else {
             self.flags.fetch_and(!flag, Ordering::Release);
         }
+    }
+
+    /// A child has ended: whether it is the first since the actor last looked, and
+    /// so the one to wake it.
+    pub(crate) fn note_child_ended(&self) -> bool {
+        self.flags.fetch_or(CHILD_ENDED, Ordering::AcqRel) & CHILD_ENDED == 0
+    }
+
+    /// The actor is about to look at its children.
+    pub(crate) fn clear_child_ended(&self) {
+        self.flags.fetch_and(!CHILD_ENDED, Ordering::AcqRel);
     }
 
     /// Whether one of the cell's own bits is set.

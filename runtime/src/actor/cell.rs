@@ -46,6 +46,7 @@ pub(crate) fn run<P: Message>(
         running: Running::Unstarted(behavior),
         receiver: None,
         phase: Phase::Spawned,
+        registered: false,
         // A cell counts as parked until its task first runs.
         parked: true,
         rare: None,
@@ -197,6 +198,8 @@ struct CellState<P: Message> {
     running: Running<P>,
     receiver: Option<UnboundedReceiver<Envelope<P>>>,
     phase: Phase,
+    /// Whether the task's waker is kept in the cell (see `CellCore::register`).
+    registered: bool,
     /// Whether the last poll ended waiting: the lane's shared `parked` mark is then
     /// set and is cleared at the next poll. Kept here too, so the message path reads
     /// a field of its own task instead of the shared cell.
@@ -321,6 +324,15 @@ impl<P: Message> CellState<P> {
         self.rare.get_or_insert_with(Rare::boxed)
     }
 
+    /// Keep the task's waker in the cell, once: it does not change.
+    #[inline]
+    fn register(&mut self, cx: &Context<'_>) {
+        if !self.registered {
+            self.cell.core.register(cx.waker());
+            self.registered = true;
+        }
+    }
+
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<Envelope<P>, Slow>> {
         if self.parked {
             self.parked = false;
@@ -349,12 +361,12 @@ impl<P: Message> CellState<P> {
             Phase::Restarting => {
                 // A child's end only wakes the task: register before looking, so an
                 // end between the look and the registration is not lost.
-                self.cell.core.waker().register(cx.waker());
+                self.register(cx);
                 let waits_for_children = self
                     .rare
                     .as_ref()
                     .is_none_or(|rare| rare.restart_stops_children);
-                if !waits_for_children || self.cell.core.children_settled() {
+                if !waits_for_children || self.cell.core.look_at_children() {
                     let over = match self.rare.as_mut().and_then(|rare| rare.backoff.as_mut()) {
                         None => true,
                         // Registers the task with the timer when it has not elapsed.
@@ -366,8 +378,8 @@ impl<P: Message> CellState<P> {
                 }
             }
             Phase::Stopping | Phase::Finished => {
-                self.cell.core.waker().register(cx.waker());
-                if self.cell.core.children_settled() {
+                self.register(cx);
+                if self.cell.core.look_at_children() {
                     return Poll::Ready(Err(Slow::Finish));
                 }
             }
@@ -375,7 +387,7 @@ impl<P: Message> CellState<P> {
         // Nothing to do. Register for the system lane (which also carries the wake of
         // a first send, and a child's end), then look there once more, so a wake
         // between the look and the registration is not lost.
-        self.cell.core.waker().register(cx.waker());
+        self.register(cx);
         if let Some(message) = self.cell.core.lane().pop() {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
@@ -649,6 +661,7 @@ impl<P: Message> CellState<P> {
     fn tell_the_end(&mut self) {
         self.phase = Phase::Finished;
         self.cell.core.set_stopping();
+        self.cell.core.forget_waker();
         self.ctx.cancel_timers();
         self.close_user_lane();
         self.ctx.unwatch_all();
@@ -814,7 +827,7 @@ where
                 None => {
                     // Register, then look once more: a push between the two looks
                     // wakes the task.
-                    this.cell.core.waker().register(cx.waker());
+                    this.cell.core.register(cx.waker());
                     match lane.pop() {
                         Some(message) => message,
                         None => return Poll::Pending,

@@ -4,8 +4,8 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::Waker;
 
-use atomic_waker::AtomicWaker;
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnonymousName, AnyActorRef};
@@ -29,7 +29,12 @@ pub(crate) struct CellCore {
     system: ActorSystem,
     parent: Parent,
     lane: SystemLane,
-    waker: AtomicWaker,
+    /// The task's waker, for what arrives on the system lane (and a first message):
+    /// registered when the task first waits and kept, since a task's waker does not
+    /// change, so waiting again costs nothing. Those wakes are rare, so a lock is
+    /// cheaper here than an atomic waker's registration on every wait. Dropped when
+    /// the actor ends, so refs that outlive the task do not keep its memory.
+    waker: Mutex<Option<Waker>>,
     children: Mutex<Children>,
 }
 
@@ -223,7 +228,7 @@ impl CellCore {
             system: ActorSystem::from_shared(system),
             parent,
             lane,
-            waker: AtomicWaker::new(),
+            waker: Mutex::new(None),
             children: Mutex::new(Children::default()),
         }
     }
@@ -238,7 +243,7 @@ impl CellCore {
             system: ActorSystem::from_shared(system),
             parent: Parent::System,
             lane: SystemLane::closed(STOPPING),
-            waker: AtomicWaker::new(),
+            waker: Mutex::new(None),
             children: Mutex::new(Children::default()),
         }
     }
@@ -286,8 +291,25 @@ impl CellCore {
         &self.lane
     }
 
-    pub(crate) fn waker(&self) -> &AtomicWaker {
-        &self.waker
+    fn waker_slot(&self) -> MutexGuard<'_, Option<Waker>> {
+        // Only a clone, a comparison or a wake happens under this lock.
+        self.waker
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Keep `waker` to wake the task with, unless it is the one kept already.
+    pub(crate) fn register(&self, waker: &Waker) {
+        let mut slot = self.waker_slot();
+        if !slot.as_ref().is_some_and(|kept| kept.will_wake(waker)) {
+            *slot = Some(waker.clone());
+        }
+    }
+
+    /// The actor has ended: nothing will wake its task again.
+    pub(crate) fn forget_waker(&self) {
+        let waker = self.waker_slot().take();
+        drop(waker);
     }
 
     /// Mark that the actor awaits an `async` handler (or no longer does): what the
@@ -342,11 +364,21 @@ impl CellCore {
     /// One of this actor's children has ended and left the table: wake the actor if
     /// it waits for its children. The flag is set before the actor looks at its table
     /// and read here after the child left it, both around the table's lock, so either
-    /// the actor sees the table without the child or the child sees the flag.
+    /// the actor sees the table without the child or the child sees the flag. Of the
+    /// children that end between two looks, only the first wakes it: a parent of
+    /// thousands is not woken (nor its waker locked) thousands of times.
     pub(crate) fn child_ended(&self) {
-        if self.is_waiting_for_children() {
+        if self.is_waiting_for_children() && self.lane.note_child_ended() {
             self.wake();
         }
+    }
+
+    /// Whether nothing below this actor is left to wait for, as its own task asks
+    /// before it goes on with a stop or a restart: from here on, the next child to end
+    /// wakes it again.
+    pub(crate) fn look_at_children(&self) -> bool {
+        self.lane.clear_child_ended();
+        self.children_settled()
     }
 
     /// Mark that the actor has begun to stop.
@@ -361,7 +393,9 @@ impl CellCore {
 
     #[inline]
     pub(crate) fn wake(&self) {
-        self.waker.wake();
+        if let Some(waker) = self.waker_slot().as_ref() {
+            waker.wake_by_ref();
+        }
     }
 
     /// The live child named `name`, anonymous or not.
