@@ -2,14 +2,16 @@
 //!
 //! The user lane carries the actor's protocol messages. It is a tokio unbounded
 //! channel created on first use: an actor that never receives a message never
-//! allocates one, which is most of what keeps an idle actor small. Closing the
+//! allocates one, which is most of what keeps an idle actor small. (An ask's promise
+//! has no channel: its user lane is the slot its one answer goes to.) Closing the
 //! receiving half makes every later send fail with the message handed back, so a
 //! tell racing a stop becomes a dead letter at the sender instead of a message
 //! stranded in a queue nobody reads.
 //!
 //! The system lane carries signals and lifecycle commands (watch, stop, child events).
 //! It is rare traffic, so it is a locked deque behind an atomic flag: the cell checks
-//! one flag per user message, and only takes the lock when something is there.
+//! one flag per user message, and only takes the lock when something is there. A stop
+//! asked while nothing is queued is a bit in that flag byte, not a queued message.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};

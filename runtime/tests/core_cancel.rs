@@ -207,6 +207,50 @@ fn ready(spec: Node, log: ActorRef<String>) -> Behavior<HangerMsg> {
     })
 }
 
+/// The test's side of a [`Blocker`]: learn that it blocks, then let it go.
+struct BlockControl {
+    blocked: tokio::sync::oneshot::Receiver<()>,
+    release: std::sync::mpsc::Sender<()>,
+}
+
+impl BlockControl {
+    async fn wait_until_blocked(&mut self) {
+        tokio::time::timeout(SECOND, &mut self.blocked)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
+    fn release(&self) {
+        self.release.send(()).unwrap();
+    }
+}
+
+/// A [`Blocker`] named `name` (cloned into every incarnation) and its control.
+fn blocker(name: &'static str, log: ActorRef<String>) -> (Blocker, BlockControl) {
+    let (release, released) = std::sync::mpsc::channel();
+    let (blocks, blocked) = tokio::sync::oneshot::channel();
+    let blocker = Blocker {
+        release: Arc::new(Mutex::new(released)),
+        blocks: Arc::new(Mutex::new(Some(blocks))),
+        log,
+        name,
+    };
+    (blocker, BlockControl { blocked, release })
+}
+
+/// The leak report names exactly `path` as stuck in a handler, and nothing else as
+/// left unstopped.
+fn assert_only_stuck(report: &LeakReport, path: &str) {
+    let stuck: Vec<_> = report
+        .stuck_in_handler
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(stuck, [path], "{report}");
+    assert!(report.not_stopped.is_empty(), "{report}");
+}
+
 // S19: the deadline gives up only on an actor still running a handler. `mid` blocks
 // its thread in a synchronous handler; its idle child `leaf-sib`, its idle sibling
 // `mid-sib` and their idle parent `top` all still see `PostStop`, children before
@@ -220,11 +264,8 @@ async fn s19_the_deadline_cancels_only_the_actor_still_in_a_handler() {
         .shutdown_timeout(timeout)
         .build()
         .unwrap();
-    let (release, released) = std::sync::mpsc::channel();
-    let released = Arc::new(Mutex::new(released));
-    let (blocks, blocked) = tokio::sync::oneshot::channel();
-    let blocks = Arc::new(Mutex::new(Some(blocks)));
     let log_ref = log.actor_ref().clone();
+    let (mid_blocker, mut control) = blocker("mid", log_ref.clone());
     let (found, mid) = tokio::sync::oneshot::channel::<ActorRef<BlockerMsg>>();
     let found = Mutex::new(Some(found));
     system
@@ -233,17 +274,12 @@ async fn s19_the_deadline_cancels_only_the_actor_still_in_a_handler() {
                 let mid = ctx
                     .spawn(
                         Behaviors::setup({
-                            let (log, released) = (log_ref.clone(), released.clone());
-                            let blocks = blocks.clone();
+                            let log = log_ref.clone();
+                            let mid_blocker = mid_blocker.clone();
                             move |ctx| {
                                 ctx.spawn(ready(leaf("leaf-sib", false), log.clone()), "leaf-sib")
                                     .unwrap();
-                                Blocker {
-                                    release: released.clone(),
-                                    blocks: blocks.clone(),
-                                    log: log.clone(),
-                                    name: "mid",
-                                }
+                                mid_blocker.clone()
                             }
                         }),
                         "mid",
@@ -266,10 +302,7 @@ async fn s19_the_deadline_cancels_only_the_actor_still_in_a_handler() {
     assert_eq!(ready_ones, ["leaf-sib ready", "mid-sib ready"]);
     let mid = tokio::time::timeout(SECOND, mid).await.unwrap().unwrap();
     mid.tell(Block);
-    tokio::time::timeout(SECOND, blocked)
-        .await
-        .unwrap()
-        .unwrap();
+    control.wait_until_blocked().await;
 
     let started = std::time::Instant::now();
     system.terminate().await;
@@ -284,18 +317,9 @@ async fn s19_the_deadline_cancels_only_the_actor_still_in_a_handler() {
     assert!(at(&seen, "leaf-sib stopped") < at(&seen, "top stopped"));
     assert!(at(&seen, "mid-sib stopped") < at(&seen, "top stopped"));
 
-    release.send(()).unwrap();
+    control.release();
     let report = LeakReport::after_terminating(&system).await;
-    assert_eq!(
-        report
-            .stuck_in_handler
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
-        ["/user/top/mid"],
-        "{report}"
-    );
-    assert!(report.not_stopped.is_empty(), "{report}");
+    assert_only_stuck(&report, "/user/top/mid");
     log.expect_no_message(Duration::from_millis(100)).await;
     observer.terminate().await;
 }
@@ -612,19 +636,15 @@ async fn s19_a_large_tree_with_one_blocked_actor_stops_everything_else() {
         .build()
         .unwrap();
     let stopped = Arc::new(AtomicUsize::new(0));
-    let (release, released) = std::sync::mpsc::channel();
-    let released = Arc::new(Mutex::new(released));
-    let (blocks, blocked) = tokio::sync::oneshot::channel();
-    let blocks = Arc::new(Mutex::new(Some(blocks)));
     let observer = ActorSystem::new("observer").unwrap();
     let log = TestProbe::<String>::new(&observer);
+    let (the_blocker, mut control) = blocker("blocker", log.actor_ref().clone());
     let (ready, mut all_ready) = tokio::sync::mpsc::unbounded_channel::<ActorRef<BlockerMsg>>();
     for p in 0..20 {
         let counted = Counted {
             stopped: stopped.clone(),
         };
-        let (released, blocks, ready) = (released.clone(), blocks.clone(), ready.clone());
-        let log = log.actor_ref().clone();
+        let (the_blocker, ready) = (the_blocker.clone(), ready.clone());
         system
             .spawn(
                 Behaviors::setup(move |ctx| {
@@ -635,17 +655,7 @@ async fn s19_a_large_tree_with_one_blocked_actor_stops_everything_else() {
                         }
                     }
                     if p == 7 {
-                        let blocker = ctx
-                            .spawn(
-                                Blocker {
-                                    release: released.clone(),
-                                    blocks: blocks.clone(),
-                                    log: log.clone(),
-                                    name: "blocker",
-                                },
-                                "blocker",
-                            )
-                            .unwrap();
+                        let blocker = ctx.spawn(the_blocker.clone(), "blocker").unwrap();
                         let _ = ready.send(blocker);
                     }
                     counted.clone()
@@ -656,10 +666,7 @@ async fn s19_a_large_tree_with_one_blocked_actor_stops_everything_else() {
     }
     let blocker = all_ready.recv().await.unwrap();
     blocker.tell(Block);
-    tokio::time::timeout(SECOND, blocked)
-        .await
-        .unwrap()
-        .unwrap();
+    control.wait_until_blocked().await;
 
     let started = std::time::Instant::now();
     system.terminate().await;
@@ -667,17 +674,8 @@ async fn s19_a_large_tree_with_one_blocked_actor_stops_everything_else() {
     assert!(took < timeout + 5 * SECOND, "took {took:?}");
     // 20 parents and 1,000 children; the blocker is not counted.
     assert_eq!(stopped.load(Ordering::Acquire), 1_020);
-    release.send(()).unwrap();
+    control.release();
     let report = LeakReport::after_terminating(&system).await;
-    assert_eq!(
-        report
-            .stuck_in_handler
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
-        ["/user/p7/blocker"],
-        "{report}"
-    );
-    assert!(report.not_stopped.is_empty(), "{report}");
+    assert_only_stuck(&report, "/user/p7/blocker");
     observer.terminate().await;
 }

@@ -111,15 +111,21 @@ fn doubler() -> Behavior<Doubling> {
     .into()
 }
 
-// S6: an async handler answers with the next behavior, after awaiting an ask.
-#[tapio::test]
-async fn an_async_handler_awaits_an_ask_and_switches_behavior(system: ActorSystem) {
-    let mut probe = TestProbe::<Seen>::new(&system);
+/// A gate in front of a doubler, and a probe that hears the gate and watches it.
+fn watched_gate(system: &ActorSystem) -> (TestProbe<Seen>, ActorRef<Gate>) {
+    let probe = TestProbe::<Seen>::new(system);
     let doubler = system.spawn(doubler(), "doubler").unwrap();
     let gate = system
         .spawn(gate(doubler, probe.actor_ref().clone()), "gate")
         .unwrap();
     probe.watch(&gate);
+    (probe, gate)
+}
+
+// S6: an async handler answers with the next behavior, after awaiting an ask.
+#[tapio::test]
+async fn an_async_handler_awaits_an_ask_and_switches_behavior(system: ActorSystem) {
+    let (mut probe, gate) = watched_gate(&system);
     gate.tell(Gate::Lookup(2));
     gate.tell(Gate::Lookup(5));
     gate.tell(Gate::Switch);
@@ -135,12 +141,7 @@ async fn an_async_handler_awaits_an_ask_and_switches_behavior(system: ActorSyste
 // handled.
 #[tapio::test]
 async fn an_async_handler_can_stop_its_actor(system: ActorSystem) {
-    let mut probe = TestProbe::<Seen>::new(&system);
-    let doubler = system.spawn(doubler(), "doubler").unwrap();
-    let gate = system
-        .spawn(gate(doubler, probe.actor_ref().clone()), "gate")
-        .unwrap();
-    probe.watch(&gate);
+    let (mut probe, gate) = watched_gate(&system);
     gate.tell(Gate::Stop);
     gate.tell(Gate::Lookup(1));
     probe.expect_terminated(&gate, SECOND).await;

@@ -222,27 +222,30 @@ impl CellCore {
         let lane = SystemLane::default();
         // A task that has not run yet is waiting for its turn, not busy.
         lane.park();
-        Self {
-            path: path.map_or_else(OnceLock::new, OnceLock::from),
-            uid,
-            system: ActorSystem::from_shared(system),
-            parent,
-            lane,
-            waker: Mutex::new(None),
-            children: Mutex::new(Children::default()),
-        }
+        Self::with_lane(path, uid, system, parent, lane)
     }
 
     /// The core of an ask's promise: stopped from the start (its system lane is
     /// closed, so watching it reports `Terminated` at once), its path built if asked
     /// for.
     pub(crate) fn promise(uid: u64, system: Arc<SystemShared>) -> Self {
+        let lane = SystemLane::closed(STOPPING);
+        Self::with_lane(None, uid, system, Parent::System, lane)
+    }
+
+    fn with_lane(
+        path: Option<ActorPath>,
+        uid: u64,
+        system: Arc<SystemShared>,
+        parent: Parent,
+        lane: SystemLane,
+    ) -> Self {
         Self {
-            path: OnceLock::new(),
+            path: path.map_or_else(OnceLock::new, OnceLock::from),
             uid,
             system: ActorSystem::from_shared(system),
-            parent: Parent::System,
-            lane: SystemLane::closed(STOPPING),
+            parent,
+            lane,
             waker: Mutex::new(None),
             children: Mutex::new(Children::default()),
         }

@@ -21,11 +21,15 @@ use crate::actor::spawn::{self, ChildName};
 use crate::actor::{
     ActorPath, ActorRef, Address, AnonymousName, AnyActorRef, AnyCell, CellCore, Parent,
 };
-use crate::behavior::{Behaviors, IntoBehavior};
+use crate::behavior::{Behavior, Behaviors, IntoBehavior};
 use crate::error::{NotTopLevel, SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
 use crate::message::Message;
+
+mod termination;
+
+pub(crate) use self::termination::Cancelled;
 
 /// The settings of an actor system.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -350,16 +354,7 @@ impl ActorSystem {
         P: Message,
         B: IntoBehavior<P>,
     {
-        let guardian = self
-            .shared
-            .guardian(|g| g.user.clone())
-            .ok_or_else(|| self.terminated())?;
-        spawn::spawn_child(
-            &guardian,
-            behavior.into_behavior(),
-            ChildName::Given(name),
-            Effects::LIVE,
-        )
+        self.spawn_top_level(behavior.into_behavior(), ChildName::Given(name))
     }
 
     /// Spawn a top-level actor under `/user` with a name picked for it.
@@ -372,16 +367,20 @@ impl ActorSystem {
         P: Message,
         B: IntoBehavior<P>,
     {
+        self.spawn_top_level(behavior.into_behavior(), ChildName::Anonymous)
+    }
+
+    /// Spawn `behavior` under `/user`.
+    fn spawn_top_level<P: Message>(
+        &self,
+        behavior: Behavior<P>,
+        name: ChildName<'_>,
+    ) -> Result<ActorRef<P>, SpawnError> {
         let guardian = self
             .shared
             .guardian(|g| g.user.clone())
             .ok_or_else(|| self.terminated())?;
-        spawn::spawn_child(
-            &guardian,
-            behavior.into_behavior(),
-            ChildName::Anonymous,
-            Effects::LIVE,
-        )
+        spawn::spawn_child(&guardian, behavior, name, Effects::LIVE)
     }
 
     /// Stop a top-level actor (one spawned with [`spawn`](Self::spawn) or
@@ -726,163 +725,6 @@ impl SystemShared {
         {
             Some(failure) => Err(failure),
             None => Ok(()),
-        }
-    }
-
-    /// Start terminating, once; a second call changes nothing.
-    pub(crate) fn begin_termination(self: &Arc<Self>) {
-        if self.terminating.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let Some(runtime) = &self.runtime else {
-            self.outcome.send_replace(Some(self.outcome_now()));
-            return;
-        };
-        // Whatever happens to the task (it finishes, panics, or its runtime drops it),
-        // the guard publishes the outcome, so nobody waits for it forever.
-        let guard = Published(self.clone());
-        runtime.spawn(async move {
-            guard.0.run_termination().await;
-            drop(guard);
-        });
-    }
-
-    async fn run_termination(&self) {
-        let Some(guardians) = self.guardians().clone() else {
-            return;
-        };
-        let mut stopped = self.guardians_stopped.subscribe();
-        let now = tokio::time::Instant::now();
-        // A timeout too large to add to the clock means no deadline at all.
-        let deadline = now
-            .checked_add(self.settings.shutdown_timeout)
-            .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 100));
-        let stop_both = async {
-            guardians.user.request_stop();
-            let _ = stopped.wait_for(|s| s & USER_STOPPED != 0).await;
-            guardians.system.request_stop();
-            let _ = stopped.wait_for(|s| s & SYSTEM_STOPPED != 0).await;
-        };
-        let mut stop_both = std::pin::pin!(stop_both);
-        if tokio::time::timeout_at(deadline, stop_both.as_mut())
-            .await
-            .is_err()
-        {
-            tracing::warn!(
-                timeout = ?self.settings.shutdown_timeout,
-                "the actor tree did not stop within the shutdown timeout; cancelling the actors still in a handler"
-            );
-            let mut cancelled = Vec::new();
-            // Give up on the actors still running a handler; every other one goes on
-            // stopping, children before parents, and sees `PostStop`. A `PostStop`
-            // that hangs in its turn is given up on at the next round; a round in
-            // which nothing ended and nothing new was given up on cancels the rest.
-            let mut live = usize::MAX;
-            loop {
-                let abandoned = abandon_busy(&guardians.user, &mut cancelled)
-                    + abandon_busy(&guardians.system, &mut cancelled);
-                let now_live = self.live_cells.load(Ordering::Acquire);
-                if abandoned == 0 && now_live >= live {
-                    tracing::warn!(
-                        "actors past the shutdown deadline make no progress; cancelling what is left"
-                    );
-                    cancel_tree(&guardians.user, &mut cancelled);
-                    cancel_tree(&guardians.system, &mut cancelled);
-                    guardians.user_task.abort();
-                    guardians.system_task.abort();
-                    break;
-                }
-                live = now_live;
-                let round = tokio::time::Instant::now() + PAST_DEADLINE_ROUND;
-                if tokio::time::timeout_at(round, stop_both.as_mut())
-                    .await
-                    .is_ok()
-                {
-                    break;
-                }
-            }
-            *self
-                .cancelled
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
-        }
-        *self.guardians() = None;
-    }
-}
-
-/// Publishes a system's termination outcome when dropped.
-struct Published(Arc<SystemShared>);
-
-impl Drop for Published {
-    fn drop(&mut self) {
-        let outcome = self.0.outcome_now();
-        self.0.outcome.send_replace(Some(outcome));
-    }
-}
-
-/// An actor the shutdown deadline cancelled.
-#[derive(Debug, Clone)]
-pub(crate) struct Cancelled {
-    pub(crate) path: ActorPath,
-    /// Whether it was awaiting a handler, rather than waiting for others to stop.
-    pub(crate) in_handler: bool,
-}
-
-/// How long termination waits, past the deadline, for the actors that still stop
-/// before it looks again for ones stuck in a handler.
-const PAST_DEADLINE_ROUND: Duration = Duration::from_millis(20);
-
-/// Give up on every actor below `root` still running a handler (or awaiting one): its
-/// task is cancelled, its parent stops waiting for it, and its children, which it may
-/// never have told, are told to stop. Returns how many were given up on this time.
-fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
-    let entries: Vec<(AnyActorRef, Option<AbortHandle>)> = root
-        .core()
-        .children()
-        .entries()
-        .map(|entry| (entry.child.clone(), entry.abort.clone()))
-        .collect();
-    let mut count = 0;
-    for (child, abort) in entries {
-        let core = child.core();
-        if !core.is_abandoned() && !core.lane().is_closed() && core.is_busy() {
-            core.set_abandoned();
-            cancelled.push(Cancelled {
-                path: child.path().clone(),
-                in_handler: true,
-            });
-            for grandchild in core.children().refs() {
-                grandchild.request_stop();
-            }
-            if let Some(abort) = abort {
-                abort.abort();
-            }
-            root.core().wake();
-            count += 1;
-        }
-        count += abandon_busy(&child, cancelled);
-    }
-    count
-}
-
-/// Cancel every task below `root`, deepest first, empty the child tables, and list
-/// the actors cancelled.
-fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
-    let entries = root.core().children().drain();
-    for entry in entries {
-        cancel_tree(&entry.child, cancelled);
-        match &entry.abort {
-            Some(abort) => abort.abort(),
-            // Listed, its task not spawned yet: it stops as soon as it runs.
-            None => {
-                entry.child.request_stop();
-            }
-        }
-        if !entry.child.core().is_abandoned() {
-            cancelled.push(Cancelled {
-                path: entry.child.path().clone(),
-                in_handler: entry.child.core().is_busy(),
-            });
         }
     }
 }
