@@ -23,6 +23,7 @@ use tokio::sync::{Notify, oneshot};
 use crate::actor::AnyActorRef;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
+use crate::message::Message;
 use crate::system::SystemShared;
 
 /// A command or notification on an actor's system lane.
@@ -248,22 +249,32 @@ impl SystemLane {
     }
 }
 
-/// What travels on the user lane: a message, or the tick of one of the actor's own
-/// timers, which the cell turns into the timer's message if the timer still runs.
-pub(crate) enum Envelope<P> {
+/// What travels on the user lane: a message; the tick of one of the actor's own
+/// timers, which the cell turns into the timer's message if the timer still runs; or
+/// work the runtime queued to run inside the actor, in order with its messages.
+pub(crate) enum Envelope<P: Message> {
     Message(P),
     Tick(u64),
+    Run(Box<RunFn<P>>),
 }
+
+/// Work run inside the actor, on its user lane (see [`ActorRef::run_in`]): what it
+/// returns is handled as a message, or nothing; an error or a panic is the actor's
+/// failure.
+///
+/// [`ActorRef::run_in`]: crate::ActorRef
+pub(crate) type RunFn<P> =
+    dyn FnOnce(&mut crate::actor::context::ActorContext<P>) -> Result<Option<P>, Failure> + Send;
 
 /// The user lane: for an actor, a channel that exists from the first send on; for an
 /// ask's promise, the slot its one answer goes to (there from the start, so making a
 /// promise runs no one-time initialisation).
-pub(crate) enum UserLane<P> {
+pub(crate) enum UserLane<P: Message> {
     Actor(OnceLock<LaneState<P>>),
     Answer(AnswerSlot<P>),
 }
 
-pub(crate) enum LaneState<P> {
+pub(crate) enum LaneState<P: Message> {
     Open {
         sender: UnboundedSender<Envelope<P>>,
         /// Waits here until the cell picks it up.
@@ -276,13 +287,13 @@ pub(crate) enum LaneState<P> {
 /// Where the answer to an ask goes. In a system that tracks leaks, counted until it
 /// is answered (or every ref to it is gone), so a test can see an ask left waiting;
 /// elsewhere an ask touches no shared counter.
-pub(crate) struct AnswerSlot<P> {
+pub(crate) struct AnswerSlot<P: Message> {
     sender: Mutex<Option<oneshot::Sender<P>>>,
     /// The system whose count this ask is in, when it counts.
     counted: Option<Arc<SystemShared>>,
 }
 
-impl<P> AnswerSlot<P> {
+impl<P: Message> AnswerSlot<P> {
     pub(crate) fn new(sender: oneshot::Sender<P>, system: &Arc<SystemShared>) -> Self {
         let counted = system.tracks_leaks().then(|| {
             system.promise_created();
@@ -318,7 +329,7 @@ impl<P> AnswerSlot<P> {
     }
 }
 
-impl<P> Drop for AnswerSlot<P> {
+impl<P: Message> Drop for AnswerSlot<P> {
     fn drop(&mut self) {
         let unanswered = self
             .sender
@@ -331,7 +342,7 @@ impl<P> Drop for AnswerSlot<P> {
 }
 
 /// What a send did.
-pub(crate) enum Sent<P> {
+pub(crate) enum Sent<P: Message> {
     /// Queued on a channel that already existed.
     Queued,
     /// Queued on a channel this send created: the cell has to be woken to find it.
@@ -342,7 +353,7 @@ pub(crate) enum Sent<P> {
     Unwanted(P, DeadLetterReason),
 }
 
-impl<P> UserLane<P> {
+impl<P: Message> UserLane<P> {
     pub(crate) const fn new() -> Self {
         Self::Actor(OnceLock::new())
     }
@@ -359,7 +370,7 @@ impl<P> UserLane<P> {
             Self::Answer(slot) => {
                 return match message {
                     Envelope::Message(answer) => slot.answer(answer),
-                    Envelope::Tick(_) => Sent::Refused(message),
+                    Envelope::Tick(_) | Envelope::Run(_) => Sent::Refused(message),
                 };
             }
         };

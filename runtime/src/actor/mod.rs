@@ -39,7 +39,7 @@ pub(crate) use self::promise::promise;
 /// allocator's size classes are the likely cause, not pinned down further. Measure
 /// `core spawn` in `bench/` before changing the cell's fields.
 #[repr(align(16))]
-pub(crate) struct LocalCell<P> {
+pub(crate) struct LocalCell<P: Message> {
     pub(crate) core: CellCore,
     pub(crate) user: crate::mailbox::UserLane<P>,
 }
@@ -68,8 +68,9 @@ impl<P: Message> LocalCell<P> {
                 );
                 false
             }
-            // A tick of a timer whose actor has stopped: the timer is gone with it.
-            Sent::Refused(Envelope::Tick(_)) => false,
+            // A tick of a timer whose actor has stopped: the timer is gone with it;
+            // work for an actor that has stopped has nothing to run in.
+            Sent::Refused(Envelope::Tick(_) | Envelope::Run(_)) => false,
             Sent::Unwanted(answer, reason) => {
                 self.core
                     .system()
@@ -166,6 +167,23 @@ impl<P: Message> ActorRef<P> {
     pub(crate) fn try_deliver(&self, message: P) -> bool {
         match &self.target {
             Target::Local(cell) => cell.deliver(Envelope::Message(message)),
+        }
+    }
+
+    /// Queue `work` to run inside the actor, on its user lane, in order with its
+    /// messages: `Ok(Some(message))` is then handled as `message`, `Ok(None)` is
+    /// nothing more, and an error or a panic is the actor's failure, under its
+    /// supervision. `false` if the actor has stopped (the work is dropped unrun).
+    // Routers (resizing a pool) are its first user; they land next.
+    #[cfg_attr(not(test), expect(dead_code))]
+    pub(crate) fn run_in<F>(&self, work: F) -> bool
+    where
+        F: FnOnce(&mut crate::actor::context::ActorContext<P>) -> Result<Option<P>, crate::Failure>
+            + Send
+            + 'static,
+    {
+        match &self.target {
+            Target::Local(cell) => cell.deliver(Envelope::Run(Box::new(work))),
         }
     }
 
@@ -351,5 +369,48 @@ impl<P: Message> From<&ActorRef<P>> for AnyActorRef {
 impl From<&AnyActorRef> for AnyActorRef {
     fn from(actor: &AnyActorRef) -> Self {
         actor.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::prelude::*;
+    use crate::testkit::TestProbe;
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    #[tokio::test]
+    async fn work_run_in_an_actor_keeps_its_place_among_the_messages() {
+        let system = ActorSystem::new("run-in").unwrap();
+        let probe = TestProbe::<u32>::new(&system);
+        let seen = probe.actor_ref().clone();
+        let actor = system
+            .spawn(Behaviors::receive_message(move |n: u32| seen.tell(n)), "a")
+            .unwrap();
+        let mut probe = probe;
+        actor.tell(1);
+        assert!(actor.run_in(|_| Ok(Some(2))));
+        assert!(actor.run_in(|_| Ok(None)));
+        actor.tell(3);
+        for expected in 1..=3 {
+            assert_eq!(probe.expect_message(WAIT).await, expected);
+        }
+        system.terminate().await;
+    }
+
+    #[tokio::test]
+    async fn failing_work_is_the_actor_s_failure_and_a_stopped_actor_runs_none() {
+        let system = ActorSystem::new("run-in-fails").unwrap();
+        let mut probe = TestProbe::<u32>::new(&system);
+        let actor = system
+            .spawn(Behaviors::receive_message(|_: u32| {}), "a")
+            .unwrap();
+        probe.watch(&actor);
+        assert!(actor.run_in(|_| panic!("inside the actor")));
+        probe.expect_terminated(&actor, WAIT).await;
+        assert!(!actor.run_in(|_| Ok(None)));
+        system.terminate().await;
     }
 }

@@ -467,7 +467,7 @@ fn poll_once<F: Future>(future: F, what: &str) -> F::Output {
 }
 
 /// The mailbox of a cell without a task, read by a test.
-pub(crate) struct DetachedMailbox<M> {
+pub(crate) struct DetachedMailbox<M: Message> {
     cell: Arc<LocalCell<M>>,
     receiver: Option<UnboundedReceiver<Envelope<M>>>,
     /// A message looked at and put back.

@@ -29,7 +29,7 @@ use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::mailbox::{Envelope, NEVER_RAN, SystemMessage};
+use crate::mailbox::{Envelope, NEVER_RAN, RunFn, SystemMessage};
 use crate::message::Message;
 use crate::signal::{ChildFailed, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
@@ -69,6 +69,10 @@ pub(crate) fn run<P: Message>(
             let message = match state.take(next) {
                 Taken::Message(message) => message,
                 Taken::Nothing => continue,
+                Taken::Failed(failure) => {
+                    Box::pin(state.fail(failure)).await;
+                    continue;
+                }
                 Taken::Slow(slow) => {
                     match slow {
                         Slow::System(message) => Box::pin(state.on_system(*message)).await,
@@ -125,8 +129,11 @@ pub(crate) fn run<P: Message>(
 enum Taken<P> {
     /// A message for the behavior.
     Message(P),
-    /// Nothing to do: a tick of a timer cancelled or replaced since, dropped unseen.
+    /// Nothing to do: a tick of a timer cancelled or replaced since, dropped unseen,
+    /// or queued work that had no message to hand on.
     Nothing,
+    /// Queued work failed: the actor's failure.
+    Failed(Failure),
     /// Work besides handling a message.
     Slow(Slow),
 }
@@ -320,7 +327,20 @@ impl<P: Message> CellState<P> {
                 Some(message) => Taken::Message(message),
                 None => Taken::Nothing,
             },
+            Ok(Envelope::Run(work)) => self.run_work(work),
             Err(slow) => Taken::Slow(slow),
+        }
+    }
+
+    /// Run work queued on the user lane, catching a panic as the actor's failure.
+    #[cold]
+    fn run_work(&mut self, work: Box<RunFn<P>>) -> Taken<P> {
+        let ctx = &mut self.ctx;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || work(ctx))) {
+            Ok(Ok(Some(message))) => Taken::Message(message),
+            Ok(Ok(None)) => Taken::Nothing,
+            Ok(Err(failure)) => Taken::Failed(failure),
+            Err(panic) => Taken::Failed(Failure::from_panic(panic)),
         }
     }
 
