@@ -543,6 +543,15 @@ pub enum DeadLetterReason {
     AskEnded,
     /// A second answer to an ask that had its answer already.
     AlreadyAnswered,
+    /// The recipient's bounded mailbox was full, and its overflow strategy refuses
+    /// new messages ([`DropNew`](crate::OverflowStrategy::DropNew), or
+    /// [`Fail`](crate::OverflowStrategy::Fail)).
+    MailboxFull,
+    /// Pushed out of a full bounded mailbox by a newer message
+    /// ([`DropOldest`](crate::OverflowStrategy::DropOldest)).
+    PushedOut,
+    /// An [`offer_within`](crate::ActorRef::offer_within) found no room in time.
+    OfferTimedOut,
 }
 
 impl fmt::Display for DeadLetterReason {
@@ -553,6 +562,11 @@ impl fmt::Display for DeadLetterReason {
             Self::NoReplyExpected => "a reply to a request that was told, so nobody awaits it",
             Self::AskEnded => "the ask it answers has ended",
             Self::AlreadyAnswered => "the ask it answers had its answer already",
+            Self::MailboxFull => "the recipient's mailbox was full",
+            Self::PushedOut => "a newer message pushed it out of the recipient's full mailbox",
+            Self::OfferTimedOut => {
+                "no room came in the recipient's mailbox before the offer's deadline"
+            }
         })
     }
 }

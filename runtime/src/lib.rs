@@ -130,6 +130,7 @@ pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription}
 pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
+pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, Offer, OverflowStrategy};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};

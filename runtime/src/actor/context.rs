@@ -8,6 +8,7 @@ use crate::actor::spawn::{self, ChildName};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef};
 use crate::behavior::IntoBehavior;
 use crate::error::{NotAChild, SpawnError};
+use crate::mailbox::MailboxConfig;
 use crate::message::{Message, Protocol};
 use crate::system::ActorSystem;
 use crate::timer::TimerScheduler;
@@ -150,9 +151,34 @@ impl<P: Message> ActorContext<P> {
         Q: Message,
         B: IntoBehavior<Q>,
     {
+        self.spawn_with(behavior, name, MailboxConfig::unbounded())
+    }
+
+    /// [`spawn`](Self::spawn) a child whose mailbox is built as `mailbox` says:
+    /// bounded, with an overflow strategy, for example.
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn`](Self::spawn).
+    pub fn spawn_with<Q, B>(
+        &mut self,
+        behavior: B,
+        name: &str,
+        mailbox: MailboxConfig,
+    ) -> Result<ActorRef<Q>, SpawnError>
+    where
+        Q: Message,
+        B: IntoBehavior<Q>,
+    {
         let parent = self.self_ref.erase();
         let name = ChildName::Given(name);
-        spawn::spawn_child(&parent, behavior.into_behavior(), name, self.effects())
+        spawn::spawn_child(
+            &parent,
+            behavior.into_behavior(),
+            name,
+            mailbox,
+            self.effects(),
+        )
     }
 
     /// Spawn a child with a name picked for it: `$` followed by letters, digits, `+`
@@ -167,9 +193,33 @@ impl<P: Message> ActorContext<P> {
         Q: Message,
         B: IntoBehavior<Q>,
     {
+        self.spawn_anonymous_with(behavior, MailboxConfig::unbounded())
+    }
+
+    /// [`spawn_anonymous`](Self::spawn_anonymous) a child whose mailbox is built as
+    /// `mailbox` says.
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn_anonymous`](Self::spawn_anonymous).
+    pub fn spawn_anonymous_with<Q, B>(
+        &mut self,
+        behavior: B,
+        mailbox: MailboxConfig,
+    ) -> Result<ActorRef<Q>, SpawnError>
+    where
+        Q: Message,
+        B: IntoBehavior<Q>,
+    {
         let parent = self.self_ref.erase();
         let name = ChildName::Anonymous;
-        spawn::spawn_child(&parent, behavior.into_behavior(), name, self.effects())
+        spawn::spawn_child(
+            &parent,
+            behavior.into_behavior(),
+            name,
+            mailbox,
+            self.effects(),
+        )
     }
 
     /// Stop a child. It stops its own children first, sees `PostStop`, and then its

@@ -4,7 +4,6 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::task::Waker;
 
 use tokio::task::AbortHandle;
 
@@ -29,12 +28,6 @@ pub(crate) struct CellCore {
     system: ActorSystem,
     parent: Parent,
     lane: SystemLane,
-    /// The task's waker, for what arrives on the system lane (and a first message):
-    /// registered when the task first waits and kept, since a task's waker does not
-    /// change, so waiting again costs nothing. Those wakes are rare, so a lock is
-    /// cheaper here than an atomic waker's registration on every wait. Dropped when
-    /// the actor ends, so refs that outlive the task do not keep its memory.
-    waker: Mutex<Option<Waker>>,
     children: Mutex<Children>,
 }
 
@@ -246,7 +239,6 @@ impl CellCore {
             system: ActorSystem::from_shared(system),
             parent,
             lane,
-            waker: Mutex::new(None),
             children: Mutex::new(Children::default()),
         }
     }
@@ -292,27 +284,6 @@ impl CellCore {
 
     pub(crate) fn lane(&self) -> &SystemLane {
         &self.lane
-    }
-
-    fn waker_slot(&self) -> MutexGuard<'_, Option<Waker>> {
-        // Only a clone, a comparison or a wake happens under this lock.
-        self.waker
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    /// Keep `waker` to wake the task with, unless it is the one kept already.
-    pub(crate) fn register(&self, waker: &Waker) {
-        let mut slot = self.waker_slot();
-        if !slot.as_ref().is_some_and(|kept| kept.will_wake(waker)) {
-            *slot = Some(waker.clone());
-        }
-    }
-
-    /// The actor has ended: nothing will wake its task again.
-    pub(crate) fn forget_waker(&self) {
-        let waker = self.waker_slot().take();
-        drop(waker);
     }
 
     /// Mark that the actor awaits an `async` handler (or no longer does): what the
@@ -369,11 +340,10 @@ impl CellCore {
     /// and read here after the child left it, both around the table's lock, so either
     /// the actor sees the table without the child or the child sees the flag. Of the
     /// children that end between two looks, only the first wakes it: a parent of
-    /// thousands is not woken (nor its waker locked) thousands of times.
-    pub(crate) fn child_ended(&self) {
-        if self.is_waiting_for_children() && self.lane.note_child_ended() {
-            self.wake();
-        }
+    /// thousands is not woken (nor its waker locked) thousands of times. Returns
+    /// whether to wake it.
+    pub(crate) fn child_ended(&self) -> bool {
+        self.is_waiting_for_children() && self.lane.note_child_ended()
     }
 
     /// Whether nothing below this actor is left to wait for, as its own task asks
@@ -392,13 +362,6 @@ impl CellCore {
     /// Whether the actor has begun to stop (or has stopped).
     pub(crate) fn is_stopping(&self) -> bool {
         self.lane.has_flag(STOPPING)
-    }
-
-    #[inline]
-    pub(crate) fn wake(&self) {
-        if let Some(waker) = self.waker_slot().as_ref() {
-            waker.wake_by_ref();
-        }
     }
 
     /// The live child named `name`, anonymous or not.

@@ -22,7 +22,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::events::DeadLetterReason;
-use crate::mailbox::{Envelope, Sent, SystemMessage};
+use crate::mailbox::{Envelope, Sent, SystemMessage, UserLane};
 use crate::message::{Accepts, Message};
 
 pub(crate) use self::core::{CellCore, Parent};
@@ -41,40 +41,61 @@ pub(crate) use self::promise::promise;
 #[repr(align(16))]
 pub(crate) struct LocalCell<P: Message> {
     pub(crate) core: CellCore,
-    pub(crate) user: crate::mailbox::UserLane<P>,
+    pub(crate) user: UserLane<P>,
 }
 
 /// What every cell can do whatever its protocol: the untyped half.
 pub(crate) trait AnyCell: Send + Sync + 'static {
     fn core(&self) -> &CellCore;
+
+    /// Wake the cell's task if it waits (its waker is kept in its mailbox).
+    fn wake(&self);
 }
 
 impl<P: Message> LocalCell<P> {
-    /// Put an envelope on the user lane. A message the actor can no longer take
-    /// becomes a dead letter; `false` says it did.
+    /// Put an envelope on the user lane. A message the actor can no longer take, or
+    /// that its full mailbox refuses or pushes out, becomes a dead letter; `false`
+    /// says the envelope itself could not be queued.
     #[inline]
     pub(crate) fn deliver(&self, envelope: Envelope<P>) -> bool {
         match self.user.send(envelope) {
             Sent::Queued => true,
-            Sent::QueuedFirst => {
-                self.core.wake();
+            sent => self.deliver_slow(sent),
+        }
+    }
+
+    #[cold]
+    fn deliver_slow(&self, sent: Sent<P>) -> bool {
+        let system = self.core.system();
+        let path = self.core.path();
+        match sent {
+            Sent::Queued => true,
+            Sent::PushedOut(oldest) => {
+                system.dead_letter(oldest, path, DeadLetterReason::PushedOut);
                 true
             }
+            Sent::Full { message, fail } => {
+                system.dead_letter(message, path, DeadLetterReason::MailboxFull);
+                if fail
+                    && self
+                        .core
+                        .lane()
+                        .push(SystemMessage::MailboxOverflowed)
+                        .is_ok()
+                {
+                    self.user.wake();
+                }
+                false
+            }
             Sent::Refused(Envelope::Message(message)) => {
-                self.core.system().dead_letter(
-                    message,
-                    self.core.path(),
-                    DeadLetterReason::RecipientStopped,
-                );
+                system.dead_letter(message, path, DeadLetterReason::RecipientStopped);
                 false
             }
             // A tick of a timer whose actor has stopped: the timer is gone with it;
             // work for an actor that has stopped has nothing to run in.
             Sent::Refused(Envelope::Tick(_) | Envelope::Run(_)) => false,
             Sent::Unwanted(answer, reason) => {
-                self.core
-                    .system()
-                    .dead_letter(answer, self.core.path(), reason);
+                system.dead_letter(answer, path, reason);
                 false
             }
         }
@@ -84,6 +105,10 @@ impl<P: Message> LocalCell<P> {
 impl<P: Message> AnyCell for LocalCell<P> {
     fn core(&self) -> &CellCore {
         &self.core
+    }
+
+    fn wake(&self) {
+        self.user.wake();
     }
 }
 
@@ -175,7 +200,7 @@ impl<P: Message> ActorRef<P> {
     /// nothing more, and an error or a panic is the actor's failure, under its
     /// supervision. `false` if the actor has stopped (the work is dropped unrun).
     // Routers (resizing a pool) are its first user; they land next.
-    #[cfg_attr(not(test), expect(dead_code))]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn run_in<F>(&self, work: F) -> bool
     where
         F: FnOnce(&mut crate::actor::context::ActorContext<P>) -> Result<Option<P>, crate::Failure>
@@ -297,17 +322,20 @@ impl AnyActorRef {
 
     /// Put a message on the actor's system lane; hands it back if the actor stopped.
     pub(crate) fn send_system(&self, message: SystemMessage) -> Result<(), SystemMessage> {
-        let core = self.cell.core();
-        core.lane().push(message)?;
-        core.wake();
+        self.cell.core().lane().push(message)?;
+        self.cell.wake();
         Ok(())
     }
 
     /// Ask the actor to stop; nothing happens if it has stopped already.
     pub(crate) fn request_stop(&self) {
-        let core = self.cell.core();
-        core.lane().request_stop();
-        core.wake();
+        self.cell.core().lane().request_stop();
+        self.cell.wake();
+    }
+
+    /// Wake the actor's task if it waits.
+    pub(crate) fn wake(&self) {
+        self.cell.wake();
     }
 
     pub(crate) fn same_cell(&self, other: &AnyActorRef) -> bool {

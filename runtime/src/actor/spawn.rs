@@ -13,7 +13,7 @@ use crate::actor::{
 };
 use crate::behavior::Behavior;
 use crate::error::SpawnError;
-use crate::mailbox::{NEVER_RAN, UserLane};
+use crate::mailbox::{MailboxConfig, NEVER_RAN, UserLane};
 use crate::message::Message;
 
 /// The name a child is spawned under.
@@ -22,7 +22,8 @@ pub(crate) enum ChildName<'a> {
     Anonymous,
 }
 
-/// Spawn `behavior` as a child of `parent`, whose context has `effects` (a
+/// Spawn `behavior` as a child of `parent`, with a `mailbox` built as configured,
+/// whose context has `effects` (a
 /// recorded child is listed the same way, and kept instead of started).
 ///
 /// The cell, its span and its task's future are made first; then, under the parent's
@@ -35,6 +36,7 @@ pub(crate) fn spawn_child<Q: Message>(
     parent: &AnyActorRef,
     behavior: Behavior<Q>,
     name: ChildName<'_>,
+    mailbox: MailboxConfig,
     effects: &Effects,
 ) -> Result<ActorRef<Q>, SpawnError> {
     let parent_core = parent.core();
@@ -57,7 +59,7 @@ pub(crate) fn spawn_child<Q: Message>(
     };
     let path = name.map(|name| parent_core.path().child(name));
     let core = CellCore::new(path, uid, system.clone(), Parent::Cell(parent.clone()));
-    let (cell, launch) = prepare_cell(core, behavior);
+    let (cell, launch) = prepare_cell(core, behavior, mailbox);
     let start = effects.start(system)?;
     {
         let mut children = parent_core.children();
@@ -108,7 +110,7 @@ pub(crate) fn start_cell<Q: Message>(
 ) -> Option<(Arc<LocalCell<Q>>, AbortHandle)> {
     let system = core.system().clone();
     let runtime = system.runtime()?;
-    let (cell, launch) = prepare_cell(core, behavior);
+    let (cell, launch) = prepare_cell(core, behavior, MailboxConfig::unbounded());
     Some((cell, launch.spawn(runtime)))
 }
 
@@ -117,10 +119,11 @@ pub(crate) fn start_cell<Q: Message>(
 fn prepare_cell<Q: Message>(
     core: CellCore,
     behavior: Behavior<Q>,
+    mailbox: MailboxConfig,
 ) -> (Arc<LocalCell<Q>>, Launch<Q>) {
     let cell = Arc::new(LocalCell {
         core,
-        user: UserLane::new(),
+        user: UserLane::actor(mailbox),
     });
     // The span's target is `tapio::actor`: a subscriber that filters by target must
     // let it through for handler records to carry the actor's path.

@@ -25,6 +25,7 @@ use crate::behavior::{Behavior, Behaviors, IntoBehavior};
 use crate::error::{NotTopLevel, SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
+use crate::mailbox::MailboxConfig;
 use crate::message::Message;
 
 mod termination;
@@ -354,7 +355,26 @@ impl ActorSystem {
         P: Message,
         B: IntoBehavior<P>,
     {
-        self.spawn_top_level(behavior.into_behavior(), ChildName::Given(name))
+        self.spawn_with(behavior, name, MailboxConfig::unbounded())
+    }
+
+    /// [`spawn`](Self::spawn) a top-level actor whose mailbox is built as `mailbox`
+    /// says: bounded, with an overflow strategy, for example.
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn`](Self::spawn).
+    pub fn spawn_with<P, B>(
+        &self,
+        behavior: B,
+        name: &str,
+        mailbox: MailboxConfig,
+    ) -> Result<ActorRef<P>, SpawnError>
+    where
+        P: Message,
+        B: IntoBehavior<P>,
+    {
+        self.spawn_top_level(behavior.into_behavior(), ChildName::Given(name), mailbox)
     }
 
     /// Spawn a top-level actor under `/user` with a name picked for it.
@@ -367,7 +387,25 @@ impl ActorSystem {
         P: Message,
         B: IntoBehavior<P>,
     {
-        self.spawn_top_level(behavior.into_behavior(), ChildName::Anonymous)
+        self.spawn_anonymous_with(behavior, MailboxConfig::unbounded())
+    }
+
+    /// [`spawn_anonymous`](Self::spawn_anonymous) with a mailbox built as `mailbox`
+    /// says.
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn_anonymous`](Self::spawn_anonymous).
+    pub fn spawn_anonymous_with<P, B>(
+        &self,
+        behavior: B,
+        mailbox: MailboxConfig,
+    ) -> Result<ActorRef<P>, SpawnError>
+    where
+        P: Message,
+        B: IntoBehavior<P>,
+    {
+        self.spawn_top_level(behavior.into_behavior(), ChildName::Anonymous, mailbox)
     }
 
     /// Spawn `behavior` under `/user`.
@@ -375,12 +413,13 @@ impl ActorSystem {
         &self,
         behavior: Behavior<P>,
         name: ChildName<'_>,
+        mailbox: MailboxConfig,
     ) -> Result<ActorRef<P>, SpawnError> {
         let guardian = self
             .shared
             .guardian(|g| g.user.clone())
             .ok_or_else(|| self.terminated())?;
-        spawn::spawn_child(&guardian, behavior, name, Effects::LIVE)
+        spawn::spawn_child(&guardian, behavior, name, mailbox, Effects::LIVE)
     }
 
     /// Stop a top-level actor (one spawned with [`spawn`](Self::spawn) or
@@ -443,7 +482,13 @@ impl ActorSystem {
             Some(name) => ChildName::Given(name),
             None => ChildName::Anonymous,
         };
-        spawn::spawn_child(&guardian, behavior.into_behavior(), name, Effects::LIVE)
+        spawn::spawn_child(
+            &guardian,
+            behavior.into_behavior(),
+            name,
+            MailboxConfig::unbounded(),
+            Effects::LIVE,
+        )
     }
 
     /// The guardian to spawn under, unless the system has begun to terminate.

@@ -140,7 +140,7 @@ fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
             if let Some(abort) = abort {
                 abort.abort();
             }
-            root.core().wake();
+            root.wake();
             count += 1;
         }
         count += abandon_busy(&child, cancelled);

@@ -6,8 +6,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use tokio::sync::mpsc::UnboundedReceiver;
-
 use crate::actor::context::ActorContext;
 use crate::actor::effects::Effects;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
@@ -469,30 +467,23 @@ fn poll_once<F: Future>(future: F, what: &str) -> F::Output {
 /// The mailbox of a cell without a task, read by a test.
 pub(crate) struct DetachedMailbox<M: Message> {
     cell: Arc<LocalCell<M>>,
-    receiver: Option<UnboundedReceiver<Envelope<M>>>,
     /// A message looked at and put back.
     front: Option<M>,
 }
 
 impl<M: Message> DetachedMailbox<M> {
     pub(crate) fn new(cell: Arc<LocalCell<M>>) -> Self {
-        Self {
-            cell,
-            receiver: None,
-            front: None,
-        }
+        Self { cell, front: None }
     }
 
     pub(crate) fn next(&mut self) -> Option<M> {
         if let Some(message) = self.front.take() {
             return Some(message);
         }
-        if self.receiver.is_none() {
-            self.receiver = self.cell.user.take_receiver();
-        }
+        let mailbox = self.cell.user.mailbox()?;
         loop {
-            // A detached cell runs no timers, so every envelope is a message.
-            if let Envelope::Message(message) = self.receiver.as_mut()?.try_recv().ok()? {
+            // A detached cell runs no timers and no queued work: only messages count.
+            if let Envelope::Message(message) = mailbox.try_next()? {
                 return Some(message);
             }
         }

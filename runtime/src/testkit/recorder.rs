@@ -134,6 +134,6 @@ pub(crate) fn detached_cell<Q: Message>(
     );
     Arc::new(LocalCell {
         core,
-        user: crate::mailbox::UserLane::new(),
+        user: crate::mailbox::UserLane::actor(crate::MailboxConfig::unbounded()),
     })
 }

@@ -86,7 +86,9 @@ where
                 None => {
                     // Register, then look once more: a push between the two looks
                     // wakes the task.
-                    this.cell.core.register(cx.waker());
+                    if let Some(mailbox) = this.cell.user.mailbox() {
+                        mailbox.register(cx.waker());
+                    }
                     match lane.pop() {
                         Some(message) => message,
                         None => return Poll::Pending,

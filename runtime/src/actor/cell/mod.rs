@@ -20,7 +20,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
@@ -29,7 +28,7 @@ use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::mailbox::{Envelope, NEVER_RAN, RunFn, SystemMessage};
+use crate::mailbox::{Envelope, MailboxOverflow, NEVER_RAN, RunFn, SystemMessage};
 use crate::message::Message;
 use crate::signal::{ChildFailed, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
@@ -48,9 +47,7 @@ pub(crate) fn run<P: Message>(
         ctx: ActorContext::new(ActorRef::local(cell.clone())),
         cell,
         running: Running::Unstarted(behavior),
-        receiver: None,
         phase: Phase::Spawned,
-        registered: false,
         // A cell counts as parked until its task first runs.
         parked: true,
         rare: None,
@@ -207,10 +204,7 @@ struct CellState<P: Message> {
     ctx: ActorContext<P>,
     cell: Arc<LocalCell<P>>,
     running: Running<P>,
-    receiver: Option<UnboundedReceiver<Envelope<P>>>,
     phase: Phase,
-    /// Whether the task's waker is kept in the cell (see `CellCore::register`).
-    registered: bool,
     /// Whether the last poll ended waiting: the lane's shared `parked` mark is then
     /// set and is cleared at the next poll. Kept here too, so the message path reads
     /// a field of its own task instead of the shared cell.
@@ -348,12 +342,10 @@ impl<P: Message> CellState<P> {
         self.rare.get_or_insert_with(Rare::boxed)
     }
 
-    /// Keep the task's waker in the cell, once: it does not change.
-    #[inline]
-    fn register(&mut self, cx: &Context<'_>) {
-        if !self.registered {
-            self.cell.core.register(cx.waker());
-            self.registered = true;
+    /// Leave the task's waker in the mailbox, for whatever comes next to wake it.
+    fn register(&self, cx: &Context<'_>) {
+        if let Some(mailbox) = self.cell.user.mailbox() {
+            mailbox.register(cx.waker());
         }
     }
 
@@ -372,13 +364,16 @@ impl<P: Message> CellState<P> {
         }
         match self.phase {
             Phase::Spawned | Phase::Running => {
-                if self.receiver.is_none() {
-                    self.receiver = self.cell.user.take_receiver();
-                }
-                if let Some(receiver) = &mut self.receiver {
-                    // Registers the task with the channel when it comes back empty.
-                    if let Poll::Ready(Some(message)) = receiver.poll_recv(cx) {
-                        return Poll::Ready(Ok(message));
+                if let Some(mailbox) = self.cell.user.mailbox() {
+                    // One unit of tokio's cooperative budget per message: an actor
+                    // draining a long backlog yields to its neighbours on the thread.
+                    let Poll::Ready(budget) = tokio::task::coop::poll_proceed(cx) else {
+                        return self.park();
+                    };
+                    // Leaves the task's waker in the mailbox when it comes back empty.
+                    if let Poll::Ready(envelope) = mailbox.poll_next(cx) {
+                        budget.made_progress();
+                        return Poll::Ready(Ok(envelope));
                     }
                 }
             }
@@ -408,20 +403,17 @@ impl<P: Message> CellState<P> {
                 }
             }
         }
-        // Nothing to do. Register for the system lane (which also carries the wake of
-        // a first send, and a child's end), then look there once more, so a wake
-        // between the look and the registration is not lost.
-        self.register(cx);
+        // Nothing to do, and the task's waker is in the mailbox (left there when the
+        // user lane came back empty, or above). Look at the system lane once more, so
+        // a push between the first look and the registration is not lost.
         if let Some(message) = self.cell.core.lane().pop() {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
-        if self.phase == Phase::Running
-            && self.receiver.is_none()
-            && let Some(receiver) = self.cell.user.take_receiver()
-        {
-            self.receiver = Some(receiver);
-            cx.waker().wake_by_ref();
-        }
+        self.park()
+    }
+
+    /// Return `Pending`, marked as waiting for something to do.
+    fn park(&mut self) -> Poll<Result<Envelope<P>, Slow>> {
         self.parked = true;
         self.cell.core.set_parked();
         Poll::Pending
@@ -479,6 +471,17 @@ impl<P: Message> CellState<P> {
                 };
                 if let Some(failure) = self.apply(after.answer(outcome)) {
                     self.fail(failure).await;
+                }
+            }
+            SystemMessage::MailboxOverflowed => {
+                let Some(mailbox) = self.cell.user.mailbox() else {
+                    return;
+                };
+                // From here on, the next refused tell fails the actor again.
+                mailbox.overflow_handled();
+                if self.phase == Phase::Running {
+                    let overflow = MailboxOverflow::new(mailbox.capacity());
+                    self.fail(Failure::new(overflow)).await;
                 }
             }
             SystemMessage::ChildFailed { child, failure } => {
@@ -646,23 +649,16 @@ impl<P: Message> CellState<P> {
 
     /// Close the user lane and turn what it still holds into dead letters.
     fn close_user_lane(&mut self) {
-        let receiver = match self.receiver.take() {
-            Some(mut receiver) => {
-                let _ = self.cell.user.close();
-                receiver.close();
-                Some(receiver)
-            }
-            None => self.cell.user.close(),
+        let Some(mailbox) = self.cell.user.mailbox() else {
+            return;
         };
-        if let Some(mut receiver) = receiver {
-            while let Ok(envelope) = receiver.try_recv() {
-                if let Envelope::Message(message) = envelope {
-                    self.cell.core.system().dead_letter(
-                        message,
-                        self.cell.core.path(),
-                        DeadLetterReason::RecipientStopped,
-                    );
-                }
+        for envelope in mailbox.close() {
+            if let Envelope::Message(message) = envelope {
+                self.cell.core.system().dead_letter(
+                    message,
+                    self.cell.core.path(),
+                    DeadLetterReason::RecipientStopped,
+                );
             }
         }
     }
@@ -685,7 +681,6 @@ impl<P: Message> CellState<P> {
     fn tell_the_end(&mut self) {
         self.phase = Phase::Finished;
         self.cell.core.set_stopping();
-        self.cell.core.forget_waker();
         self.ctx.cancel_timers();
         self.close_user_lane();
         self.ctx.unwatch_all();
@@ -736,7 +731,11 @@ impl<P: Message> CellState<P> {
                     }
                     // A parent that waits for its children is woken to look again; one
                     // that does not has nothing to do.
-                    None => parent.core().child_ended(),
+                    None => {
+                        if parent.core().child_ended() {
+                            parent.wake();
+                        }
+                    }
                 }
                 wake_waiting_ancestor(parent);
             }
@@ -771,7 +770,7 @@ fn wake_waiting_ancestor(parent: &AnyActorRef) {
         };
         let next = next.clone();
         if !next.core().is_abandoned() {
-            next.core().wake();
+            next.wake();
             return;
         }
         above = next;

@@ -1,30 +1,17 @@
-//! The two lanes of an actor's mailbox.
+//! The system lane: signals and lifecycle commands (watch, stop, child events).
 //!
-//! The user lane carries the actor's protocol messages. It is a tokio unbounded
-//! channel created on first use: an actor that never receives a message never
-//! allocates one, which is most of what keeps an idle actor small. (An ask's promise
-//! has no channel: its user lane is the slot its one answer goes to.) Closing the
-//! receiving half makes every later send fail with the message handed back, so a
-//! tell racing a stop becomes a dead letter at the sender instead of a message
-//! stranded in a queue nobody reads.
-//!
-//! The system lane carries signals and lifecycle commands (watch, stop, child events).
 //! It is rare traffic, so it is a locked deque behind an atomic flag: the cell checks
 //! one flag per user message, and only takes the lock when something is there. A stop
 //! asked while nothing is queued is a bit in that flag byte, not a queued message.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::Notify;
 
 use crate::actor::AnyActorRef;
-use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::message::Message;
-use crate::system::SystemShared;
 
 /// A command or notification on an actor's system lane.
 #[derive(Debug)]
@@ -46,6 +33,9 @@ pub(crate) enum SystemMessage {
         /// What it failed with.
         failure: Failure,
     },
+    /// A tell found the actor's bounded mailbox full, and its overflow strategy is
+    /// to fail: the actor fails with [`MailboxOverflow`](crate::MailboxOverflow).
+    MailboxOverflowed,
 }
 
 /// The system lane: a locked queue, allocated on first use, with a flag that is read
@@ -246,190 +236,5 @@ impl SystemLane {
             end.notify_waiters();
         }
         used.items
-    }
-}
-
-/// What travels on the user lane: a message; the tick of one of the actor's own
-/// timers, which the cell turns into the timer's message if the timer still runs; or
-/// work the runtime queued to run inside the actor, in order with its messages.
-pub(crate) enum Envelope<P: Message> {
-    Message(P),
-    Tick(u64),
-    Run(Box<RunFn<P>>),
-}
-
-/// Work run inside the actor, on its user lane (see [`ActorRef::run_in`]): what it
-/// returns is handled as a message, or nothing; an error or a panic is the actor's
-/// failure.
-///
-/// [`ActorRef::run_in`]: crate::ActorRef
-pub(crate) type RunFn<P> =
-    dyn FnOnce(&mut crate::actor::context::ActorContext<P>) -> Result<Option<P>, Failure> + Send;
-
-/// The user lane: for an actor, a channel that exists from the first send on; for an
-/// ask's promise, the slot its one answer goes to (there from the start, so making a
-/// promise runs no one-time initialisation).
-pub(crate) enum UserLane<P: Message> {
-    Actor(OnceLock<LaneState<P>>),
-    Answer(AnswerSlot<P>),
-}
-
-pub(crate) enum LaneState<P: Message> {
-    Open {
-        sender: UnboundedSender<Envelope<P>>,
-        /// Waits here until the cell picks it up.
-        receiver: Mutex<Option<UnboundedReceiver<Envelope<P>>>>,
-    },
-    /// The actor stopped before anything was ever sent.
-    Closed,
-}
-
-/// Where the answer to an ask goes. In a system that tracks leaks, counted until it
-/// is answered (or every ref to it is gone), so a test can see an ask left waiting;
-/// elsewhere an ask touches no shared counter.
-pub(crate) struct AnswerSlot<P: Message> {
-    sender: Mutex<Option<oneshot::Sender<P>>>,
-    /// The system whose count this ask is in, when it counts.
-    counted: Option<Arc<SystemShared>>,
-}
-
-impl<P: Message> AnswerSlot<P> {
-    pub(crate) fn new(sender: oneshot::Sender<P>, system: &Arc<SystemShared>) -> Self {
-        let counted = system.tracks_leaks().then(|| {
-            system.promise_created();
-            system.clone()
-        });
-        Self {
-            sender: Mutex::new(Some(sender)),
-            counted,
-        }
-    }
-
-    /// Answered, or gone unanswered: no longer pending.
-    fn settle(&self) {
-        if let Some(system) = &self.counted {
-            system.promise_settled();
-        }
-    }
-
-    fn answer(&self, answer: P) -> Sent<P> {
-        let sender = self
-            .sender
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .take();
-        let Some(sender) = sender else {
-            return Sent::Unwanted(answer, DeadLetterReason::AlreadyAnswered);
-        };
-        self.settle();
-        match sender.send(answer) {
-            Ok(()) => Sent::Queued,
-            Err(answer) => Sent::Unwanted(answer, DeadLetterReason::AskEnded),
-        }
-    }
-}
-
-impl<P: Message> Drop for AnswerSlot<P> {
-    fn drop(&mut self) {
-        let unanswered = self
-            .sender
-            .get_mut()
-            .map_or_else(|poison| poison.into_inner().is_some(), |s| s.is_some());
-        if unanswered {
-            self.settle();
-        }
-    }
-}
-
-/// What a send did.
-pub(crate) enum Sent<P: Message> {
-    /// Queued on a channel that already existed.
-    Queued,
-    /// Queued on a channel this send created: the cell has to be woken to find it.
-    QueuedFirst,
-    /// The actor has stopped: the envelope comes back.
-    Refused(Envelope<P>),
-    /// An answer nobody takes any more: it comes back, with why.
-    Unwanted(P, DeadLetterReason),
-}
-
-impl<P: Message> UserLane<P> {
-    pub(crate) const fn new() -> Self {
-        Self::Actor(OnceLock::new())
-    }
-
-    /// The lane of an ask's promise.
-    pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
-        Self::Answer(slot)
-    }
-
-    #[inline]
-    pub(crate) fn send(&self, message: Envelope<P>) -> Sent<P> {
-        let state = match self {
-            Self::Actor(state) => state,
-            Self::Answer(slot) => {
-                return match message {
-                    Envelope::Message(answer) => slot.answer(answer),
-                    Envelope::Tick(_) | Envelope::Run(_) => Sent::Refused(message),
-                };
-            }
-        };
-        match state.get() {
-            Some(LaneState::Open { sender, .. }) => match sender.send(message) {
-                Ok(()) => Sent::Queued,
-                Err(refused) => Sent::Refused(refused.0),
-            },
-            Some(LaneState::Closed) => Sent::Refused(message),
-            None => Self::send_first(state, message),
-        }
-    }
-
-    #[cold]
-    fn send_first(state: &OnceLock<LaneState<P>>, message: Envelope<P>) -> Sent<P> {
-        let mut created = false;
-        let state = state.get_or_init(|| {
-            created = true;
-            let (sender, receiver) = mpsc::unbounded_channel();
-            LaneState::Open {
-                sender,
-                receiver: Mutex::new(Some(receiver)),
-            }
-        });
-        match state {
-            LaneState::Open { sender, .. } => match sender.send(message) {
-                Ok(()) if created => Sent::QueuedFirst,
-                Ok(()) => Sent::Queued,
-                Err(refused) => Sent::Refused(refused.0),
-            },
-            LaneState::Closed => Sent::Refused(message),
-        }
-    }
-
-    /// The receiving half, the first time the cell asks after a send created it.
-    pub(crate) fn take_receiver(&self) -> Option<UnboundedReceiver<Envelope<P>>> {
-        let Self::Actor(state) = self else {
-            return None;
-        };
-        match state.get() {
-            Some(LaneState::Open { receiver, .. }) => receiver
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .take(),
-            _ => None,
-        }
-    }
-
-    /// Close the lane for good. Returns a receiver still waiting to be picked up, so
-    /// its messages can be drained too.
-    pub(crate) fn close(&self) -> Option<UnboundedReceiver<Envelope<P>>> {
-        let Self::Actor(state) = self else {
-            return None;
-        };
-        if state.set(LaneState::Closed).is_ok() {
-            return None;
-        }
-        let mut receiver = self.take_receiver()?;
-        receiver.close();
-        Some(receiver)
     }
 }

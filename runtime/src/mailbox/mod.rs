@@ -1,0 +1,42 @@
+//! The two lanes of an actor's mailbox, and what a user chooses about them.
+//!
+//! - [`user`]: the user lane carries the actor's protocol messages (and its timer
+//!   ticks, and work the runtime runs inside the actor). An actor's is a mailbox of
+//!   its own making, unbounded or bounded with an overflow strategy; an ask's promise
+//!   has the slot its one answer goes to instead. Closing it makes every later send
+//!   fail with the message handed back, so a tell racing a stop becomes a dead letter
+//!   at the sender instead of a message stranded in a queue nobody reads.
+//! - [`system`]: the system lane carries signals and lifecycle commands; it
+//!   outranks the user lane.
+//! - [`config`]: [`MailboxConfig`], [`OverflowStrategy`] and their errors.
+//! - [`offer`]: [`Offer`], the send that waits for room.
+
+mod config;
+mod offer;
+mod system;
+mod user;
+
+pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
+pub use self::offer::Offer;
+pub(crate) use self::system::{
+    ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
+};
+pub(crate) use self::user::{AnswerSlot, Offered, Sent, UserLane};
+
+use crate::actor::context::ActorContext;
+use crate::failure::Failure;
+use crate::message::Message;
+
+/// What travels on the user lane: a message; the tick of one of the actor's own
+/// timers, which the cell turns into the timer's message if the timer still runs; or
+/// work the runtime queued to run inside the actor, in order with its messages.
+pub(crate) enum Envelope<P: Message> {
+    Message(P),
+    Tick(u64),
+    Run(Box<RunFn<P>>),
+}
+
+/// Work run inside the actor, on its user lane (see `ActorRef::run_in`): what it
+/// returns is handled as a message, or nothing; an error or a panic is the actor's
+/// failure.
+pub(crate) type RunFn<P> = dyn FnOnce(&mut ActorContext<P>) -> Result<Option<P>, Failure> + Send;

@@ -1,0 +1,465 @@
+//! The user lane: an actor's mailbox, or the slot an ask's one answer goes to.
+//!
+//! The mailbox is built for its one reader: a `VecDeque` behind a `std::sync::Mutex`,
+//! with the task's waker inside the same lock. The task leaves its waker there once
+//! (a tokio task's waker does not change); when the reader finds the queue empty it
+//! marks itself waiting, and only the first push after that wakes it (after the lock
+//! is released), so a burst wakes the reader once, and a push while the actor awaits
+//! an `async` handler wakes nobody. What comes on the system lane wakes the task
+//! through the same waker. One lock per message and per push, no allocation beyond
+//! the deque's buffer, which is dropped when the reader finds the queue empty with a
+//! large buffer left by a burst.
+//!
+//! Bounded, the same lock keeps the producers that wait in `offer`, first come first
+//! served: each message the reader takes out wakes the first of them.
+
+use std::collections::VecDeque;
+use std::mem;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+use tokio::sync::oneshot;
+
+use crate::events::DeadLetterReason;
+use crate::mailbox::{Envelope, MailboxConfig, OverflowStrategy};
+use crate::message::Message;
+use crate::system::SystemShared;
+
+/// A deque whose buffer grew beyond this many envelopes (a burst) is given back when
+/// the reader next finds it empty. Below it the buffer stays, so steady traffic does
+/// not allocate.
+const KEEP_ROOM: usize = 32;
+
+/// The user lane: for an actor, its mailbox; for an ask's promise, the slot its one
+/// answer goes to.
+pub(crate) enum UserLane<P: Message> {
+    Actor(Mailbox<P>),
+    Answer(AnswerSlot<P>),
+}
+
+/// An actor's mailbox.
+pub(crate) struct Mailbox<P: Message> {
+    queue: Mutex<Queue<P>>,
+}
+
+struct Queue<P: Message> {
+    items: VecDeque<Envelope<P>>,
+    /// The task's waker, kept from its first wait until the actor ends.
+    waker: Option<Waker>,
+    /// The reader found the queue empty: the next push wakes it.
+    reader_waiting: bool,
+    /// Producers waiting in `offer` for room; allocated when the first has to wait.
+    offers: Option<Box<Offers>>,
+    /// The bound; 0 for none.
+    capacity: u32,
+    overflow: OverflowStrategy,
+    /// A tell found the mailbox full under `Fail`, and the actor has not handled the
+    /// failure yet: later refusals are dead letters only.
+    overflow_reported: bool,
+    closed: bool,
+}
+
+/// Producers waiting for room, oldest first, each by the ticket its `offer` holds.
+#[derive(Default)]
+struct Offers {
+    waiting: VecDeque<(u64, Waker)>,
+    next_ticket: u64,
+}
+
+/// What a send did.
+pub(crate) enum Sent<P: Message> {
+    /// Queued.
+    Queued,
+    /// Queued, and the oldest queued message was pushed out to make room for it.
+    PushedOut(P),
+    /// The bounded mailbox is full: the message comes back. `fail`: this is the
+    /// first refusal since the actor last failed for one, so it must fail now.
+    Full { message: P, fail: bool },
+    /// The actor has stopped: the envelope comes back.
+    Refused(Envelope<P>),
+    /// An answer nobody takes any more: it comes back, with why.
+    Unwanted(P, DeadLetterReason),
+}
+
+/// What one look by an `offer` found.
+pub(crate) enum Offered<P: Message> {
+    Accepted,
+    /// Full: the offer waits, with the ticket it holds.
+    Waiting(P, u64),
+    /// The actor has stopped, or (for a promise) nobody takes the answer.
+    Refused(P, DeadLetterReason),
+}
+
+impl<P: Message> Mailbox<P> {
+    pub(crate) fn new(config: MailboxConfig) -> Self {
+        Self {
+            queue: Mutex::new(Queue {
+                items: VecDeque::new(),
+                waker: None,
+                reader_waiting: false,
+                offers: None,
+                capacity: config.raw_capacity(),
+                overflow: config.overflow(),
+                overflow_reported: false,
+                closed: false,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue<P>> {
+        // No user code runs under this lock (a waker is woken after it is released),
+        // so a poisoned lock still holds consistent data.
+        self.queue
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    #[inline]
+    fn send(&self, envelope: Envelope<P>) -> Sent<P> {
+        let (waker, sent) = {
+            let mut queue = self.lock();
+            if queue.closed {
+                return Sent::Refused(envelope);
+            }
+            let mut sent = Sent::Queued;
+            let full = queue.capacity != 0 && queue.items.len() >= queue.capacity as usize;
+            let envelope = match envelope {
+                Envelope::Message(message) if full => match queue.overflow {
+                    OverflowStrategy::DropNew => {
+                        return Sent::Full {
+                            message,
+                            fail: false,
+                        };
+                    }
+                    OverflowStrategy::Fail => {
+                        let fail = !mem::replace(&mut queue.overflow_reported, true);
+                        return Sent::Full { message, fail };
+                    }
+                    OverflowStrategy::DropOldest => {
+                        if let Some(oldest) = queue.take_oldest_message() {
+                            sent = Sent::PushedOut(oldest);
+                        }
+                        Envelope::Message(message)
+                    }
+                },
+                // Ticks and internal work are never refused by the bound.
+                envelope => envelope,
+            };
+            queue.items.push_back(envelope);
+            (queue.wake_reader(), sent)
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        sent
+    }
+
+    /// The next envelope for the reader, or `Pending` with its waker left to be
+    /// woken by the next push.
+    #[inline]
+    pub(crate) fn poll_next(&self, cx: &Context<'_>) -> Poll<Envelope<P>> {
+        let (envelope, offer) = {
+            let mut queue = self.lock();
+            match queue.items.pop_front() {
+                Some(envelope) => {
+                    let offer = match queue.offers {
+                        Some(_) => queue.first_offer(),
+                        None => None,
+                    };
+                    (envelope, offer)
+                }
+                None => {
+                    if queue.items.capacity() > KEEP_ROOM {
+                        queue.items = VecDeque::new();
+                    }
+                    queue.keep_waker(cx.waker());
+                    queue.reader_waiting = true;
+                    return Poll::Pending;
+                }
+            }
+        };
+        if let Some(offer) = offer {
+            offer.wake();
+        }
+        Poll::Ready(envelope)
+    }
+
+    /// The next envelope, if one is queued (the test kit's detached reader).
+    pub(crate) fn try_next(&self) -> Option<Envelope<P>> {
+        let (envelope, offer) = {
+            let mut queue = self.lock();
+            let envelope = queue.items.pop_front()?;
+            (envelope, queue.first_offer())
+        };
+        if let Some(offer) = offer {
+            offer.wake();
+        }
+        Some(envelope)
+    }
+
+    /// Keep the task's waker, for [`wake`](Self::wake) (and the reader's next wait).
+    pub(crate) fn register(&self, waker: &Waker) {
+        self.lock().keep_waker(waker);
+    }
+
+    /// Wake the task, whatever it waits for (something came on its system lane).
+    pub(crate) fn wake(&self) {
+        let waker = self.lock().waker.clone();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// One look by an `offer` holding `ticket` (none on its first look): queue the
+    /// message if there is room, or wait in line.
+    pub(crate) fn offer(&self, message: P, ticket: Option<u64>, waker: &Waker) -> Offered<P> {
+        let woken = {
+            let mut queue = self.lock();
+            if queue.closed {
+                queue.forget_offer(ticket);
+                return Offered::Refused(message, DeadLetterReason::RecipientStopped);
+            }
+            if queue.capacity != 0 && queue.items.len() >= queue.capacity as usize {
+                let ticket = queue.wait_for_room(ticket, waker);
+                return Offered::Waiting(message, ticket);
+            }
+            queue.forget_offer(ticket);
+            queue.items.push_back(Envelope::Message(message));
+            queue.wake_reader()
+        };
+        if let Some(waker) = woken {
+            waker.wake();
+        }
+        Offered::Accepted
+    }
+
+    /// An `offer` holding `ticket` is dropped before its message was taken: out of
+    /// the line, and if it had been woken for room it did not use, the next in line
+    /// is woken instead.
+    pub(crate) fn cancel_offer(&self, ticket: u64) {
+        let next = {
+            let mut queue = self.lock();
+            let Some(offers) = queue.offers.as_mut() else {
+                return;
+            };
+            let before = offers.waiting.len();
+            offers.waiting.retain(|(held, _)| *held != ticket);
+            if offers.waiting.len() != before {
+                return;
+            }
+            queue.first_offer()
+        };
+        if let Some(next) = next {
+            next.wake();
+        }
+    }
+
+    /// Close the mailbox for good: later sends are refused. Returns what was queued,
+    /// and wakes the offers waiting for room (they find it closed).
+    pub(crate) fn close(&self) -> VecDeque<Envelope<P>> {
+        let (items, waker, offers) = {
+            let mut queue = self.lock();
+            queue.closed = true;
+            (
+                mem::take(&mut queue.items),
+                queue.waker.take(),
+                queue.offers.take(),
+            )
+        };
+        drop(waker);
+        for (_, offer) in offers.into_iter().flat_map(|offers| offers.waiting) {
+            offer.wake();
+        }
+        items
+    }
+
+    /// The actor has handled (or set aside) the overflow it was told of: the next
+    /// refusal fails it again.
+    pub(crate) fn overflow_handled(&self) {
+        self.lock().overflow_reported = false;
+    }
+
+    /// The bound, 0 for none.
+    pub(crate) fn capacity(&self) -> usize {
+        self.lock().capacity as usize
+    }
+}
+
+impl<P: Message> Queue<P> {
+    /// The waker to wake the reader with, if it waits.
+    #[inline]
+    fn wake_reader(&mut self) -> Option<Waker> {
+        if !mem::take(&mut self.reader_waiting) {
+            return None;
+        }
+        self.waker.clone()
+    }
+
+    fn keep_waker(&mut self, waker: &Waker) {
+        if !self
+            .waker
+            .as_ref()
+            .is_some_and(|kept| kept.will_wake(waker))
+        {
+            self.waker = Some(waker.clone());
+        }
+    }
+
+    /// Take the oldest queued message out (ticks and internal work stay).
+    fn take_oldest_message(&mut self) -> Option<P> {
+        let at = self
+            .items
+            .iter()
+            .position(|envelope| matches!(envelope, Envelope::Message(_)))?;
+        match self.items.remove(at) {
+            Some(Envelope::Message(message)) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The first offer in line, taken out of it to be woken, if there is room.
+    fn first_offer(&mut self) -> Option<Waker> {
+        if self.capacity != 0 && self.items.len() >= self.capacity as usize {
+            return None;
+        }
+        let offers = self.offers.as_mut()?;
+        let (_, waker) = offers.waiting.pop_front()?;
+        Some(waker)
+    }
+
+    /// Put the offer holding `ticket` in line (back where it was if it was woken and
+    /// lost the room to someone else: at the front), or update its waker.
+    fn wait_for_room(&mut self, ticket: Option<u64>, waker: &Waker) -> u64 {
+        let offers = self.offers.get_or_insert_with(Box::default);
+        if let Some(ticket) = ticket {
+            if let Some((_, kept)) = offers.waiting.iter_mut().find(|(held, _)| *held == ticket) {
+                if !kept.will_wake(waker) {
+                    *kept = waker.clone();
+                }
+            } else {
+                offers.waiting.push_front((ticket, waker.clone()));
+            }
+            return ticket;
+        }
+        let ticket = offers.next_ticket;
+        offers.next_ticket += 1;
+        offers.waiting.push_back((ticket, waker.clone()));
+        ticket
+    }
+
+    fn forget_offer(&mut self, ticket: Option<u64>) {
+        if let (Some(ticket), Some(offers)) = (ticket, self.offers.as_mut()) {
+            offers.waiting.retain(|(held, _)| *held != ticket);
+        }
+    }
+}
+
+/// Where the answer to an ask goes. In a system that tracks leaks, counted until it
+/// is answered (or every ref to it is gone), so a test can see an ask left waiting;
+/// elsewhere an ask touches no shared counter.
+pub(crate) struct AnswerSlot<P: Message> {
+    sender: Mutex<Option<oneshot::Sender<P>>>,
+    /// The system whose count this ask is in, when it counts.
+    counted: Option<Arc<SystemShared>>,
+}
+
+impl<P: Message> AnswerSlot<P> {
+    pub(crate) fn new(sender: oneshot::Sender<P>, system: &Arc<SystemShared>) -> Self {
+        let counted = system.tracks_leaks().then(|| {
+            system.promise_created();
+            system.clone()
+        });
+        Self {
+            sender: Mutex::new(Some(sender)),
+            counted,
+        }
+    }
+
+    /// Answered, or gone unanswered: no longer pending.
+    fn settle(&self) {
+        if let Some(system) = &self.counted {
+            system.promise_settled();
+        }
+    }
+
+    fn answer(&self, answer: P) -> Result<(), (P, DeadLetterReason)> {
+        let sender = self
+            .sender
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .take();
+        let Some(sender) = sender else {
+            return Err((answer, DeadLetterReason::AlreadyAnswered));
+        };
+        self.settle();
+        sender
+            .send(answer)
+            .map_err(|answer| (answer, DeadLetterReason::AskEnded))
+    }
+}
+
+impl<P: Message> Drop for AnswerSlot<P> {
+    fn drop(&mut self) {
+        let unanswered = self
+            .sender
+            .get_mut()
+            .map_or_else(|poison| poison.into_inner().is_some(), |s| s.is_some());
+        if unanswered {
+            self.settle();
+        }
+    }
+}
+
+impl<P: Message> UserLane<P> {
+    /// An actor's lane.
+    pub(crate) fn actor(config: MailboxConfig) -> Self {
+        Self::Actor(Mailbox::new(config))
+    }
+
+    /// The lane of an ask's promise.
+    pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
+        Self::Answer(slot)
+    }
+
+    #[inline]
+    pub(crate) fn send(&self, envelope: Envelope<P>) -> Sent<P> {
+        match self {
+            Self::Actor(mailbox) => mailbox.send(envelope),
+            Self::Answer(slot) => match envelope {
+                Envelope::Message(answer) => match slot.answer(answer) {
+                    Ok(()) => Sent::Queued,
+                    Err((answer, reason)) => Sent::Unwanted(answer, reason),
+                },
+                other => Sent::Refused(other),
+            },
+        }
+    }
+
+    /// One look by an `offer` (see [`Mailbox::offer`]); a promise takes or refuses
+    /// its answer at once.
+    pub(crate) fn offer(&self, message: P, ticket: Option<u64>, waker: &Waker) -> Offered<P> {
+        match self {
+            Self::Actor(mailbox) => mailbox.offer(message, ticket, waker),
+            Self::Answer(slot) => match slot.answer(message) {
+                Ok(()) => Offered::Accepted,
+                Err((answer, reason)) => Offered::Refused(answer, reason),
+            },
+        }
+    }
+
+    /// The mailbox, for an actor's lane.
+    #[inline]
+    pub(crate) fn mailbox(&self) -> Option<&Mailbox<P>> {
+        match self {
+            Self::Actor(mailbox) => Some(mailbox),
+            Self::Answer(_) => None,
+        }
+    }
+
+    /// Wake the reader, if it waits (a promise has none).
+    pub(crate) fn wake(&self) {
+        if let Self::Actor(mailbox) = self {
+            mailbox.wake();
+        }
+    }
+}
