@@ -21,7 +21,7 @@ pub use self::offer::Offer;
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };
-pub(crate) use self::user::{AnswerSlot, Offered, Sent, UserLane};
+pub(crate) use self::user::{AnswerSlot, Batch, Offered, Sent, UserLane};
 
 use crate::actor::context::ActorContext;
 use crate::failure::Failure;

@@ -117,12 +117,9 @@ impl<P: Message> Offer<P> {
 
     fn leave_line(&mut self) {
         if let Some(ticket) = self.ticket.take()
-            && let Some(mailbox) = self
-                .target
-                .local_cell()
-                .and_then(|cell| cell.user.mailbox())
+            && let Some(cell) = self.target.local_cell()
         {
-            mailbox.cancel_offer(ticket);
+            cell.user.cancel_offer(ticket);
         }
     }
 

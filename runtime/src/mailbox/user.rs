@@ -6,9 +6,14 @@
 //! marks itself waiting, and only the first push after that wakes it (after the lock
 //! is released), so a burst wakes the reader once, and a push while the actor awaits
 //! an `async` handler wakes nobody. What comes on the system lane wakes the task
-//! through the same waker. One lock per message and per push, no allocation beyond
-//! the deque's buffer, which is dropped when the reader finds the queue empty with a
-//! large buffer left by a burst.
+//! through the same waker.
+//!
+//! A reader that finds more than one envelope queued in an unbounded mailbox takes
+//! them all at once, into a batch its task keeps: it then reads the batch without
+//! the lock, and producers and reader stop fighting over the lock's cache line on
+//! every message. A bounded mailbox is read one envelope at a time, so that what
+//! counts against its bound is exactly what is queued. Either buffer is given back
+//! when the reader finds it empty after a burst.
 //!
 //! Bounded, the same lock keeps the producers that wait in `offer`, first come first
 //! served: each message the reader takes out wakes the first of them.
@@ -30,29 +35,34 @@ use crate::system::SystemShared;
 /// not allocate.
 const KEEP_ROOM: usize = 32;
 
+/// What the reader took out of an unbounded mailbox in one go, kept by the actor's
+/// task (boxed: one word in the task until a backlog first builds up).
+pub(crate) type Batch<P> = Option<Box<VecDeque<Envelope<P>>>>;
+
 /// The user lane: for an actor, its mailbox; for an ask's promise, the slot its one
-/// answer goes to.
-pub(crate) enum UserLane<P: Message> {
-    Actor(Mailbox<P>),
-    Answer(AnswerSlot<P>),
+/// answer goes to. One lock around either, so the lane is no bigger than the
+/// mailbox: a lock around an enum lets the enum keep its tag in the queue's niche,
+/// where an enum of two locks would need a word of its own.
+pub(crate) struct UserLane<P: Message> {
+    lane: Mutex<Lane<P>>,
 }
 
-/// An actor's mailbox.
-pub(crate) struct Mailbox<P: Message> {
-    queue: Mutex<Queue<P>>,
+enum Lane<P: Message> {
+    Actor(Queue<P>),
+    Answer(AnswerSlot<P>),
 }
 
 struct Queue<P: Message> {
     items: VecDeque<Envelope<P>>,
     /// The task's waker, kept from its first wait until the actor ends.
     waker: Option<Waker>,
-    /// The reader found the queue empty: the next push wakes it.
-    reader_waiting: bool,
     /// Producers waiting in `offer` for room; allocated when the first has to wait.
     offers: Option<Box<Offers>>,
     /// The bound; 0 for none.
     capacity: u32,
     overflow: OverflowStrategy,
+    /// The reader found the queue empty: the next push wakes it.
+    reader_waiting: bool,
     /// A tell found the mailbox full under `Fail`, and the actor has not handled the
     /// failure yet: later refusals are dead letters only.
     overflow_reported: bool,
@@ -90,39 +100,53 @@ pub(crate) enum Offered<P: Message> {
     Refused(P, DeadLetterReason),
 }
 
-impl<P: Message> Mailbox<P> {
-    pub(crate) fn new(config: MailboxConfig) -> Self {
+impl<P: Message> UserLane<P> {
+    /// An actor's lane: a mailbox built as `config` says.
+    pub(crate) fn actor(config: MailboxConfig) -> Self {
+        Self::from(Lane::Actor(Queue {
+            items: VecDeque::new(),
+            waker: None,
+            offers: None,
+            capacity: config.raw_capacity(),
+            overflow: config.overflow(),
+            reader_waiting: false,
+            overflow_reported: false,
+            closed: false,
+        }))
+    }
+
+    /// The lane of an ask's promise.
+    pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
+        Self::from(Lane::Answer(slot))
+    }
+
+    fn from(lane: Lane<P>) -> Self {
         Self {
-            queue: Mutex::new(Queue {
-                items: VecDeque::new(),
-                waker: None,
-                reader_waiting: false,
-                offers: None,
-                capacity: config.raw_capacity(),
-                overflow: config.overflow(),
-                overflow_reported: false,
-                closed: false,
-            }),
+            lane: Mutex::new(lane),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Queue<P>> {
+    fn lock(&self) -> MutexGuard<'_, Lane<P>> {
         // No user code runs under this lock (a waker is woken after it is released),
         // so a poisoned lock still holds consistent data.
-        self.queue
+        self.lane
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
     #[inline]
-    fn send(&self, envelope: Envelope<P>) -> Sent<P> {
+    pub(crate) fn send(&self, envelope: Envelope<P>) -> Sent<P> {
         let (waker, sent) = {
-            let mut queue = self.lock();
+            let mut lane = self.lock();
+            let queue = match &mut *lane {
+                Lane::Actor(queue) => queue,
+                Lane::Answer(slot) => return slot.send(envelope),
+            };
             if queue.closed {
                 return Sent::Refused(envelope);
             }
             let mut sent = Sent::Queued;
-            let full = queue.capacity != 0 && queue.items.len() >= queue.capacity as usize;
+            let full = queue.is_full();
             let envelope = match envelope {
                 Envelope::Message(message) if full => match queue.overflow {
                     OverflowStrategy::DropNew => {
@@ -154,17 +178,31 @@ impl<P: Message> Mailbox<P> {
         sent
     }
 
-    /// The next envelope for the reader, or `Pending` with its waker left to be
-    /// woken by the next push.
+    /// The next envelope for the reader, or `Pending` with the reader marked as
+    /// waiting, to be woken by the next push. `batch` is the reader's own: read
+    /// first, and filled with the whole backlog of an unbounded mailbox.
     #[inline]
-    pub(crate) fn poll_next(&self, cx: &Context<'_>) -> Poll<Envelope<P>> {
+    pub(crate) fn poll_next(&self, cx: &Context<'_>, batch: &mut Batch<P>) -> Poll<Envelope<P>> {
+        if let Some(taken) = batch
+            && let Some(envelope) = taken.pop_front()
+        {
+            return Poll::Ready(envelope);
+        }
         let (envelope, offer) = {
-            let mut queue = self.lock();
+            let mut lane = self.lock();
+            let Lane::Actor(queue) = &mut *lane else {
+                return Poll::Pending;
+            };
             match queue.items.pop_front() {
                 Some(envelope) => {
-                    let offer = match queue.offers {
-                        Some(_) => queue.first_offer(),
-                        None => None,
+                    let offer = if queue.capacity != 0 {
+                        queue.first_offer()
+                    } else {
+                        if !queue.items.is_empty() {
+                            let taken = batch.get_or_insert_with(Box::default);
+                            mem::swap(&mut **taken, &mut queue.items);
+                        }
+                        None
                     };
                     (envelope, offer)
                 }
@@ -174,6 +212,9 @@ impl<P: Message> Mailbox<P> {
                     }
                     queue.keep_waker(cx.waker());
                     queue.reader_waiting = true;
+                    drop(lane);
+                    // The backlog is read: its buffer goes, until the next one.
+                    *batch = None;
                     return Poll::Pending;
                 }
             }
@@ -187,7 +228,10 @@ impl<P: Message> Mailbox<P> {
     /// The next envelope, if one is queued (the test kit's detached reader).
     pub(crate) fn try_next(&self) -> Option<Envelope<P>> {
         let (envelope, offer) = {
-            let mut queue = self.lock();
+            let mut lane = self.lock();
+            let Lane::Actor(queue) = &mut *lane else {
+                return None;
+            };
             let envelope = queue.items.pop_front()?;
             (envelope, queue.first_offer())
         };
@@ -199,27 +243,43 @@ impl<P: Message> Mailbox<P> {
 
     /// Keep the task's waker, for [`wake`](Self::wake) (and the reader's next wait).
     pub(crate) fn register(&self, waker: &Waker) {
-        self.lock().keep_waker(waker);
+        if let Lane::Actor(queue) = &mut *self.lock() {
+            queue.keep_waker(waker);
+        }
     }
 
-    /// Wake the task, whatever it waits for (something came on its system lane).
+    /// Wake the task, whatever it waits for (something came on its system lane). A
+    /// promise has no task.
     pub(crate) fn wake(&self) {
-        let waker = self.lock().waker.clone();
+        let waker = match &*self.lock() {
+            Lane::Actor(queue) => queue.waker.clone(),
+            Lane::Answer(_) => None,
+        };
         if let Some(waker) = waker {
             waker.wake();
         }
     }
 
     /// One look by an `offer` holding `ticket` (none on its first look): queue the
-    /// message if there is room, or wait in line.
+    /// message if there is room, or wait in line. A promise takes or refuses its
+    /// answer at once.
     pub(crate) fn offer(&self, message: P, ticket: Option<u64>, waker: &Waker) -> Offered<P> {
         let woken = {
-            let mut queue = self.lock();
+            let mut lane = self.lock();
+            let queue = match &mut *lane {
+                Lane::Actor(queue) => queue,
+                Lane::Answer(slot) => {
+                    return match slot.answer(message) {
+                        Ok(()) => Offered::Accepted,
+                        Err((answer, reason)) => Offered::Refused(answer, reason),
+                    };
+                }
+            };
             if queue.closed {
                 queue.forget_offer(ticket);
                 return Offered::Refused(message, DeadLetterReason::RecipientStopped);
             }
-            if queue.capacity != 0 && queue.items.len() >= queue.capacity as usize {
+            if queue.is_full() {
                 let ticket = queue.wait_for_room(ticket, waker);
                 return Offered::Waiting(message, ticket);
             }
@@ -238,7 +298,10 @@ impl<P: Message> Mailbox<P> {
     /// is woken instead.
     pub(crate) fn cancel_offer(&self, ticket: u64) {
         let next = {
-            let mut queue = self.lock();
+            let mut lane = self.lock();
+            let Lane::Actor(queue) = &mut *lane else {
+                return;
+            };
             let Some(offers) = queue.offers.as_mut() else {
                 return;
             };
@@ -255,10 +318,14 @@ impl<P: Message> Mailbox<P> {
     }
 
     /// Close the mailbox for good: later sends are refused. Returns what was queued,
-    /// and wakes the offers waiting for room (they find it closed).
+    /// drops the task's waker (refs that outlive the task do not keep it), and wakes
+    /// the offers waiting for room (they find it closed).
     pub(crate) fn close(&self) -> VecDeque<Envelope<P>> {
         let (items, waker, offers) = {
-            let mut queue = self.lock();
+            let mut lane = self.lock();
+            let Lane::Actor(queue) = &mut *lane else {
+                return VecDeque::new();
+            };
             queue.closed = true;
             (
                 mem::take(&mut queue.items),
@@ -274,18 +341,24 @@ impl<P: Message> Mailbox<P> {
     }
 
     /// The actor has handled (or set aside) the overflow it was told of: the next
-    /// refusal fails it again.
-    pub(crate) fn overflow_handled(&self) {
-        self.lock().overflow_reported = false;
-    }
-
-    /// The bound, 0 for none.
-    pub(crate) fn capacity(&self) -> usize {
-        self.lock().capacity as usize
+    /// refusal fails it again. Returns the mailbox's capacity.
+    pub(crate) fn overflow_handled(&self) -> usize {
+        match &mut *self.lock() {
+            Lane::Actor(queue) => {
+                queue.overflow_reported = false;
+                queue.capacity as usize
+            }
+            Lane::Answer(_) => 0,
+        }
     }
 }
 
 impl<P: Message> Queue<P> {
+    #[inline]
+    fn is_full(&self) -> bool {
+        self.capacity != 0 && self.items.len() >= self.capacity as usize
+    }
+
     /// The waker to wake the reader with, if it waits.
     #[inline]
     fn wake_reader(&mut self) -> Option<Waker> {
@@ -319,7 +392,7 @@ impl<P: Message> Queue<P> {
 
     /// The first offer in line, taken out of it to be woken, if there is room.
     fn first_offer(&mut self) -> Option<Waker> {
-        if self.capacity != 0 && self.items.len() >= self.capacity as usize {
+        if self.is_full() {
             return None;
         }
         let offers = self.offers.as_mut()?;
@@ -358,7 +431,7 @@ impl<P: Message> Queue<P> {
 /// is answered (or every ref to it is gone), so a test can see an ask left waiting;
 /// elsewhere an ask touches no shared counter.
 pub(crate) struct AnswerSlot<P: Message> {
-    sender: Mutex<Option<oneshot::Sender<P>>>,
+    sender: Option<oneshot::Sender<P>>,
     /// The system whose count this ask is in, when it counts.
     counted: Option<Arc<SystemShared>>,
 }
@@ -370,7 +443,7 @@ impl<P: Message> AnswerSlot<P> {
             system.clone()
         });
         Self {
-            sender: Mutex::new(Some(sender)),
+            sender: Some(sender),
             counted,
         }
     }
@@ -382,13 +455,8 @@ impl<P: Message> AnswerSlot<P> {
         }
     }
 
-    fn answer(&self, answer: P) -> Result<(), (P, DeadLetterReason)> {
-        let sender = self
-            .sender
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .take();
-        let Some(sender) = sender else {
+    fn answer(&mut self, answer: P) -> Result<(), (P, DeadLetterReason)> {
+        let Some(sender) = self.sender.take() else {
             return Err((answer, DeadLetterReason::AlreadyAnswered));
         };
         self.settle();
@@ -396,70 +464,22 @@ impl<P: Message> AnswerSlot<P> {
             .send(answer)
             .map_err(|answer| (answer, DeadLetterReason::AskEnded))
     }
+
+    fn send(&mut self, envelope: Envelope<P>) -> Sent<P> {
+        match envelope {
+            Envelope::Message(answer) => match self.answer(answer) {
+                Ok(()) => Sent::Queued,
+                Err((answer, reason)) => Sent::Unwanted(answer, reason),
+            },
+            other => Sent::Refused(other),
+        }
+    }
 }
 
 impl<P: Message> Drop for AnswerSlot<P> {
     fn drop(&mut self) {
-        let unanswered = self
-            .sender
-            .get_mut()
-            .map_or_else(|poison| poison.into_inner().is_some(), |s| s.is_some());
-        if unanswered {
+        if self.sender.is_some() {
             self.settle();
-        }
-    }
-}
-
-impl<P: Message> UserLane<P> {
-    /// An actor's lane.
-    pub(crate) fn actor(config: MailboxConfig) -> Self {
-        Self::Actor(Mailbox::new(config))
-    }
-
-    /// The lane of an ask's promise.
-    pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
-        Self::Answer(slot)
-    }
-
-    #[inline]
-    pub(crate) fn send(&self, envelope: Envelope<P>) -> Sent<P> {
-        match self {
-            Self::Actor(mailbox) => mailbox.send(envelope),
-            Self::Answer(slot) => match envelope {
-                Envelope::Message(answer) => match slot.answer(answer) {
-                    Ok(()) => Sent::Queued,
-                    Err((answer, reason)) => Sent::Unwanted(answer, reason),
-                },
-                other => Sent::Refused(other),
-            },
-        }
-    }
-
-    /// One look by an `offer` (see [`Mailbox::offer`]); a promise takes or refuses
-    /// its answer at once.
-    pub(crate) fn offer(&self, message: P, ticket: Option<u64>, waker: &Waker) -> Offered<P> {
-        match self {
-            Self::Actor(mailbox) => mailbox.offer(message, ticket, waker),
-            Self::Answer(slot) => match slot.answer(message) {
-                Ok(()) => Offered::Accepted,
-                Err((answer, reason)) => Offered::Refused(answer, reason),
-            },
-        }
-    }
-
-    /// The mailbox, for an actor's lane.
-    #[inline]
-    pub(crate) fn mailbox(&self) -> Option<&Mailbox<P>> {
-        match self {
-            Self::Actor(mailbox) => Some(mailbox),
-            Self::Answer(_) => None,
-        }
-    }
-
-    /// Wake the reader, if it waits (a promise has none).
-    pub(crate) fn wake(&self) {
-        if let Self::Actor(mailbox) = self {
-            mailbox.wake();
         }
     }
 }

@@ -480,10 +480,9 @@ impl<M: Message> DetachedMailbox<M> {
         if let Some(message) = self.front.take() {
             return Some(message);
         }
-        let mailbox = self.cell.user.mailbox()?;
         loop {
             // A detached cell runs no timers and no queued work: only messages count.
-            if let Envelope::Message(message) = mailbox.try_next()? {
+            if let Envelope::Message(message) = self.cell.user.try_next()? {
                 return Some(message);
             }
         }

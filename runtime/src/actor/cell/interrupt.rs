@@ -86,9 +86,7 @@ where
                 None => {
                     // Register, then look once more: a push between the two looks
                     // wakes the task.
-                    if let Some(mailbox) = this.cell.user.mailbox() {
-                        mailbox.register(cx.waker());
-                    }
+                    this.cell.user.register(cx.waker());
                     match lane.pop() {
                         Some(message) => message,
                         None => return Poll::Pending,

@@ -28,7 +28,7 @@ use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::mailbox::{Envelope, MailboxOverflow, NEVER_RAN, RunFn, SystemMessage};
+use crate::mailbox::{Batch, Envelope, MailboxOverflow, NEVER_RAN, RunFn, SystemMessage};
 use crate::message::Message;
 use crate::signal::{ChildFailed, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
@@ -47,6 +47,7 @@ pub(crate) fn run<P: Message>(
         ctx: ActorContext::new(ActorRef::local(cell.clone())),
         cell,
         running: Running::Unstarted(behavior),
+        batch: None,
         phase: Phase::Spawned,
         // A cell counts as parked until its task first runs.
         parked: true,
@@ -204,6 +205,8 @@ struct CellState<P: Message> {
     ctx: ActorContext<P>,
     cell: Arc<LocalCell<P>>,
     running: Running<P>,
+    /// What the reader took out of its unbounded mailbox in one go (see `Batch`).
+    batch: Batch<P>,
     phase: Phase,
     /// Whether the last poll ended waiting: the lane's shared `parked` mark is then
     /// set and is cleared at the next poll. Kept here too, so the message path reads
@@ -344,9 +347,7 @@ impl<P: Message> CellState<P> {
 
     /// Leave the task's waker in the mailbox, for whatever comes next to wake it.
     fn register(&self, cx: &Context<'_>) {
-        if let Some(mailbox) = self.cell.user.mailbox() {
-            mailbox.register(cx.waker());
-        }
+        self.cell.user.register(cx.waker());
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Result<Envelope<P>, Slow>> {
@@ -364,17 +365,15 @@ impl<P: Message> CellState<P> {
         }
         match self.phase {
             Phase::Spawned | Phase::Running => {
-                if let Some(mailbox) = self.cell.user.mailbox() {
-                    // One unit of tokio's cooperative budget per message: an actor
-                    // draining a long backlog yields to its neighbours on the thread.
-                    let Poll::Ready(budget) = tokio::task::coop::poll_proceed(cx) else {
-                        return self.park();
-                    };
-                    // Leaves the task's waker in the mailbox when it comes back empty.
-                    if let Poll::Ready(envelope) = mailbox.poll_next(cx) {
-                        budget.made_progress();
-                        return Poll::Ready(Ok(envelope));
-                    }
+                // One unit of tokio's cooperative budget per message: an actor
+                // draining a long backlog yields to its neighbours on the thread.
+                let Poll::Ready(budget) = tokio::task::coop::poll_proceed(cx) else {
+                    return self.park();
+                };
+                // Leaves the task's waker in the mailbox when it comes back empty.
+                if let Poll::Ready(envelope) = self.cell.user.poll_next(cx, &mut self.batch) {
+                    budget.made_progress();
+                    return Poll::Ready(Ok(envelope));
                 }
             }
             Phase::Restarting => {
@@ -474,13 +473,10 @@ impl<P: Message> CellState<P> {
                 }
             }
             SystemMessage::MailboxOverflowed => {
-                let Some(mailbox) = self.cell.user.mailbox() else {
-                    return;
-                };
                 // From here on, the next refused tell fails the actor again.
-                mailbox.overflow_handled();
+                let capacity = self.cell.user.overflow_handled();
                 if self.phase == Phase::Running {
-                    let overflow = MailboxOverflow::new(mailbox.capacity());
+                    let overflow = MailboxOverflow::new(capacity);
                     self.fail(Failure::new(overflow)).await;
                 }
             }
@@ -649,10 +645,8 @@ impl<P: Message> CellState<P> {
 
     /// Close the user lane and turn what it still holds into dead letters.
     fn close_user_lane(&mut self) {
-        let Some(mailbox) = self.cell.user.mailbox() else {
-            return;
-        };
-        for envelope in mailbox.close() {
+        let batch = self.batch.take().map(|batch| *batch).unwrap_or_default();
+        for envelope in batch.into_iter().chain(self.cell.user.close()) {
             if let Envelope::Message(message) = envelope {
                 self.cell.core.system().dead_letter(
                     message,
