@@ -530,7 +530,7 @@ impl<E: Event> fmt::Debug for Subscription<E> {
 }
 
 /// Why a message became a dead letter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DeadLetterReason {
     /// The recipient had stopped (or stopped before reading it).
