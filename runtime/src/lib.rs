@@ -48,7 +48,11 @@
 //!   block), [`ActorSystem::events`].
 //! - [`Signal`]: `PreRestart`, `PostStop`, `Terminated` of a watched actor, and
 //!   `ChildFailed` of a child that escalated.
-//! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller.
+//! - [`ActorRef`]: [`ActorRef::tell`] never blocks and never fails to the caller;
+//!   [`ActorRef::offer`] waits for room in a bounded mailbox.
+//! - [`MailboxConfig`]: unbounded (the default), or bounded with an
+//!   [`OverflowStrategy`], chosen at spawn with [`ActorSystem::spawn_with`] or
+//!   [`ActorContext::spawn_with`].
 //! - [`Behaviors`]: `receive`, `receive_message` (and their `_async` forms),
 //!   `setup`, `setup_once`, `same`, `stopped`, `unhandled`, `supervise`; [`Actor`] and `#[actor]`
 //!   for actors with fields.
