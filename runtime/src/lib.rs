@@ -62,6 +62,8 @@
 //! - [`timer`]: single, fixed-delay and fixed-rate timers, keyed and cell-owned.
 //! - [`shutdown`]: SIGINT and SIGTERM wired to [`ActorSystem::terminate`].
 //! - [`events`]: the typed event stream and [`DeadLetter`]s.
+//! - [`router`]: [`Routers`], one address in front of several actors (pools and
+//!   groups; round-robin, broadcast, consistent hashing).
 //! - [`testkit`]: probes, a synchronous behavior test kit, and leak-checked tests.
 //!
 //! ## The macros
@@ -113,6 +115,7 @@ pub mod events;
 mod failure;
 mod mailbox;
 mod message;
+pub mod router;
 mod scope;
 pub mod shutdown;
 mod signal;
@@ -137,6 +140,7 @@ pub use crate::failure::{
 pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, Offer, OverflowStrategy};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};
+pub use crate::router::{RouterError, Routers};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
@@ -150,7 +154,7 @@ pub mod prelude {
     pub use crate::{Accepts, Request};
     pub use crate::{
         Actor, ActorContext, ActorRef, ActorSystem, AnyActorRef, Backoff, Behavior, Behaviors, Ctx,
-        Message, Panicked, Signal, SupervisorStrategy, Terminated, actor, message,
+        Message, Panicked, Routers, Signal, SupervisorStrategy, Terminated, actor, message,
     };
 }
 
