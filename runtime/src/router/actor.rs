@@ -2,7 +2,7 @@
 //! stop leave.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use crate::actor::ActorRef;
 use crate::actor::context::ActorContext;
@@ -27,9 +27,7 @@ impl<P: Message> Held<P> {
             Self::Own(routees) => f(routees),
             // Only the router's own task locks it (a resize runs in the router), so
             // the lock is never contended.
-            Self::Pool(state) => {
-                f(&mut state.lock().unwrap_or_else(PoisonError::into_inner).routees)
-            }
+            Self::Pool(state) => f(&mut PoolState::lock(state).routees),
         }
     }
 }
@@ -93,7 +91,7 @@ impl<P: Message> Actor for RouterActor<P> {
             }
             Signal::PostStop => {
                 if let Held::Pool(state) = &self.routees {
-                    state.lock().unwrap_or_else(PoisonError::into_inner).running = false;
+                    PoolState::lock(state).running = false;
                 }
                 Handled::ready(())
             }

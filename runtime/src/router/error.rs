@@ -20,7 +20,8 @@ pub enum RouterError {
     )]
     EmptyGroup,
     /// The recipe of a pool was started a second time while the router it started
-    /// first is still running: one recipe runs one router at a time. This is the
+    /// first is still running. A pool's [`PoolHandle`](crate::router::PoolHandle)
+    /// resizes one router, so one recipe runs one router at a time. This is the
     /// failure the second router's start fails with.
     #[error(
         "this pool already runs as {running}: a pool's handle resizes one router, so \

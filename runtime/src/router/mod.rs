@@ -1,6 +1,7 @@
 //! Routers: one address in front of several actors. This module owns [`Routers`]
-//! (the constructors), [`Pool`] (routees that are the router's children), [`Group`]
-//! (routees given as refs), the routing logics, and [`RouterError`].
+//! (the constructors), [`Pool`] and [`PoolHandle`] (routees that are the router's
+//! children, resizable while it runs), [`Group`] (routees given as refs), the
+//! routing logics, and [`RouterError`].
 //!
 //! A router is an ordinary actor whose protocol is its routees' protocol `P`: it
 //! handles one message at a time, and all it does with one is hand it on to a
@@ -18,12 +19,18 @@
 //! carries on over the others from where it was; when the last one stops the router
 //! stops too, so whoever watches it sees `Terminated`. A message handed to a routee
 //! that can no longer take it becomes a [`DeadLetter`](crate::DeadLetter), as every
-//! tell does. A router creates no backpressure of its own: telling it never blocks.
+//! tell does: a routee that has stopped, or whose bounded mailbox
+//! ([`Pool::routee_mailbox`]) is full.
+//!
+//! A router creates no backpressure of its own: telling it never blocks, and it
+//! hands a message on as soon as it has it. [`offer`](crate::ActorRef::offer) on a
+//! router waits for room in the router's own mailbox (spawn it with `spawn_with` and
+//! a bounded [`MailboxConfig`](crate::MailboxConfig)), not in its routees'.
 //!
 //! A [`Pool`]'s routees are the router's children, each built by the factory (so
 //! each has its own state). Their failures are theirs: a routee whose behavior is
 //! `Behaviors::supervise(..)` restarts in place and keeps its place in the pool; one
-//! that stops, leaves.
+//! that stops, leaves. A [`PoolHandle`] grows or shrinks the pool while it runs.
 //!
 //! # Examples
 //!
@@ -82,12 +89,14 @@
 mod actor;
 mod error;
 mod group;
+mod handle;
 mod logic;
 mod pool;
 mod rotation;
 
 pub use self::error::RouterError;
 pub use self::group::Group;
+pub use self::handle::PoolHandle;
 pub use self::pool::Pool;
 
 use std::sync::Arc;
@@ -105,7 +114,9 @@ impl Routers {
     /// when the router starts. Spawn what this returns.
     ///
     /// `factory` runs once per routee, so each has its own state; it runs again
-    /// for every routee a resize or a restart of the router adds.
+    /// for every routee a resize or a restart of the router adds. It runs inside the
+    /// router, with the pool's state locked: it must not call the pool's
+    /// [`PoolHandle`], which would wait for that lock.
     ///
     /// # Errors
     ///

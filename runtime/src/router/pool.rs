@@ -9,13 +9,14 @@ use crate::actor::context::ActorContext;
 use crate::behavior::{Behavior, Behaviors, IntoBehavior};
 use crate::error::SpawnError;
 use crate::failure::BoxError;
+use crate::mailbox::MailboxConfig;
 use crate::message::Message;
-use crate::router::RouterError;
 use crate::router::actor::{Held, RouterActor};
 use crate::router::logic::Logic;
 use crate::router::rotation::Rotation;
+use crate::router::{PoolHandle, RouterError};
 
-type Factory<P> = dyn Fn() -> Behavior<P> + Send + Sync;
+pub(crate) type Factory<P> = dyn Fn() -> Behavior<P> + Send + Sync;
 
 /// A pool router, ready to spawn: built by [`Routers::pool`](crate::Routers::pool).
 ///
@@ -24,7 +25,8 @@ type Factory<P> = dyn Fn() -> Behavior<P> + Send + Sync;
 /// children, named `routee-1`, `routee-2`, ... (a number is never used twice by one
 /// pool), and watches them. Routing is round-robin unless
 /// [`broadcast`](Self::broadcast) or [`consistent_hash`](Self::consistent_hash) says
-/// otherwise.
+/// otherwise. A [`PoolHandle`] from [`handle`](Self::handle) resizes the pool while
+/// it runs.
 ///
 /// A restart of the router (when it is supervised and fails, for instance because a
 /// routee escalated) spawns the pool again at its current size; routees that
@@ -48,6 +50,14 @@ pub(crate) struct PoolState<P: Message> {
     pub(crate) running: bool,
     /// How many routees this pool has spawned, for their names.
     pub(crate) spawned: u64,
+    /// The mailbox each routee is spawned with.
+    pub(crate) mailbox: MailboxConfig,
+}
+
+impl<P: Message> PoolState<P> {
+    pub(crate) fn lock(state: &Mutex<Self>) -> std::sync::MutexGuard<'_, Self> {
+        state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl<P: Message> Pool<P> {
@@ -64,6 +74,7 @@ impl<P: Message> Pool<P> {
                 router: None,
                 running: false,
                 spawned: 0,
+                mailbox: MailboxConfig::unbounded(),
             })),
         })
     }
@@ -98,6 +109,21 @@ impl<P: Message> Pool<P> {
         self.logic = Logic::consistent_hash(key);
         self
     }
+
+    /// Spawn each routee with `mailbox` instead of an unbounded one. A routee whose
+    /// bounded mailbox is full when the router hands it a message does with it what
+    /// its [`OverflowStrategy`](crate::OverflowStrategy) says; what it refuses is a
+    /// dead letter. The router's own mailbox is chosen where the router is spawned
+    /// (`spawn_with`).
+    pub fn routee_mailbox(self, mailbox: MailboxConfig) -> Self {
+        PoolState::lock(&self.state).mailbox = mailbox;
+        self
+    }
+
+    /// A handle that resizes this pool's router while it runs. See [`PoolHandle`].
+    pub fn handle(&self) -> PoolHandle<P> {
+        PoolHandle::new(self.state.clone(), self.factory.clone())
+    }
 }
 
 impl<P: Message> IntoBehavior<P> for Pool<P> {
@@ -119,7 +145,7 @@ fn start<P: Message>(
     factory: &Arc<Factory<P>>,
     logic: &Logic<P>,
 ) -> Result<RouterActor<P>, BoxError> {
-    let mut pool = state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut pool = PoolState::lock(state);
     let me = ctx.self_ref().clone();
     if pool.running
         && let Some(running) = &pool.router
@@ -154,20 +180,31 @@ pub(crate) fn grow<P: Message>(
 ) -> Result<(), SpawnError> {
     while pool.routees.len() < size {
         pool.spawned += 1;
-        let routee = ctx.spawn(factory(), &format!("routee-{}", pool.spawned))?;
+        let name = format!("routee-{}", pool.spawned);
+        let routee = ctx.spawn_with(factory(), &name, pool.mailbox)?;
         ctx.watch(&routee);
         pool.routees.push(routee);
     }
     Ok(())
 }
 
+/// Take the newest routees out of the rotation until there are `size`, and stop
+/// them. They leave at once, so nothing more is routed to them; what they had
+/// queued becomes dead letters as they stop.
+pub(crate) fn shrink<P: Message>(ctx: &mut ActorContext<P>, pool: &mut PoolState<P>, size: usize) {
+    while pool.routees.len() > size {
+        let Some(routee) = pool.routees.pop_newest() else {
+            return;
+        };
+        ctx.unwatch(&routee);
+        // Not a child any more only if it has stopped already: nothing to do then.
+        let _ = ctx.stop(&routee);
+    }
+}
+
 impl<P: Message> fmt::Debug for Pool<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = self
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .size;
+        let size = PoolState::lock(&self.state).size;
         f.debug_struct("Pool")
             .field("size", &size)
             .field("logic", &self.logic)

@@ -53,6 +53,12 @@ impl<T> Rotation<T> {
         Some(self.remove_at(index))
     }
 
+    /// Take out the routee added last.
+    pub(crate) fn pop_newest(&mut self) -> Option<T> {
+        let last = self.members.len().checked_sub(1)?;
+        Some(self.remove_at(last))
+    }
+
     fn remove_at(&mut self, index: usize) -> T {
         let member = self.members.remove(index);
         // Everyone after `index` moved down one place; so does the cursor if it
@@ -165,6 +171,9 @@ mod tests {
         assert_eq!(turns(&mut rotation, 1), [1]);
         rotation.push(3);
         assert_eq!(turns(&mut rotation, 4), [2, 3, 1, 2]);
+        // The cursor is at 3: taking it out passes the turn to the first.
+        assert_eq!(rotation.pop_newest(), Some(3));
+        assert_eq!(turns(&mut rotation, 2), [1, 2]);
     }
 
     #[test]
@@ -173,6 +182,7 @@ mod tests {
         rotation.remove_where(|&m| m == 1);
         assert!(rotation.next().is_none());
         assert!(rotation.by_key(7, |&m| m).is_none());
+        assert!(rotation.pop_newest().is_none());
     }
 
     fn owners(rotation: &Rotation<u64>) -> Vec<u64> {
