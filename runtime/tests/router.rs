@@ -18,6 +18,7 @@ use tapio::prelude::*;
 use tapio::router::RouterError;
 use tapio::testkit::TestProbe;
 use tapio::{DeadLetter, DeadLetterReason, Subscription};
+use tapio::{MailboxConfig, OverflowStrategy};
 use tokio::sync::watch;
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -38,9 +39,10 @@ pub struct Poison;
 #[message]
 pub struct Boom;
 
-/// The worker waits until the gate opens, then stops.
+/// The worker says it holds (`"{its name} holds"`), waits until the gate opens,
+/// then stops.
 #[message]
-pub struct Hold(pub watch::Receiver<bool>);
+pub struct Hold(pub watch::Receiver<bool>, pub ActorRef<String>);
 
 /// The worker answers with its own ref.
 #[message]
@@ -71,7 +73,8 @@ impl Worker {
         Err(Refused)
     }
 
-    async fn hold(&mut self, Hold(mut gate): Hold) -> Behavior<WorkerMsg> {
+    async fn hold(&mut self, ctx: &mut Ctx<Self>, Hold(mut gate, to): Hold) -> Behavior<WorkerMsg> {
+        to.tell(format!("{} holds", ctx.path().name()));
         let _ = gate.wait_for(|open| *open).await;
         Behaviors::stopped()
     }
@@ -229,8 +232,10 @@ async fn s32_a_routee_that_stops_behind_the_cursor_leaves_the_order_intact(syste
         .spawn(Routers::pool(3, Worker::default).unwrap(), "workers")
         .unwrap();
     let refs = routees(&router, &system, 3).await;
+    let mut holds = TestProbe::<String>::new(&system);
     let (open, gate) = watch::channel(false);
-    router.tell(Hold(gate)); // routee-1 waits at the gate
+    router.tell(Hold(gate, holds.actor_ref().clone()));
+    assert_eq!(holds.expect_message(SECOND).await, "routee-1 holds");
     assert_eq!(
         work_one_by_one(&router, &mut probe, 1..=1).await,
         ["routee-2:1"]
@@ -269,8 +274,10 @@ async fn s32_a_message_for_a_stopped_routee_is_a_dead_letter(system: ActorSystem
         .spawn(Routers::pool(2, Worker::default).unwrap(), "workers")
         .unwrap();
     let refs = routees(&router, &system, 2).await;
+    let mut holds = TestProbe::<String>::new(&system);
     let (open, gate) = watch::channel(false);
-    router.tell(Hold(gate)); // routee-1 waits at the gate, then stops
+    router.tell(Hold(gate, holds.actor_ref().clone()));
+    assert_eq!(holds.expect_message(SECOND).await, "routee-1 holds");
     router.tell(Work(1, probe.actor_ref().clone())); // routee-2
     router.tell(Work(2, probe.actor_ref().clone())); // routee-1, queued behind the gate
     router.tell(Work(3, probe.actor_ref().clone())); // routee-2
@@ -505,6 +512,10 @@ fn s32_construction_refuses_an_empty_router() {
     assert_eq!(hashed.err(), Some(RouterError::EmptyGroup));
     let hashed = Routers::pool(0, keyed).map(|p| p.consistent_hash(Keyed::key));
     assert_eq!(hashed.err(), Some(RouterError::EmptyPool));
+
+    // Nor can a pool be resized to nothing.
+    let handle = Routers::pool(1, Worker::default).unwrap().handle();
+    assert_eq!(handle.resize(0), Err(RouterError::EmptyPool));
 }
 
 // S32: a pool runs as one router at a time: the same recipe started again while the
@@ -522,4 +533,169 @@ async fn s32_a_pool_runs_as_one_router_at_a_time(system: ActorSystem) {
         work_one_by_one(&first, &mut probe, 2..=3).await,
         ["routee-2:2", "routee-1:3"]
     );
+}
+
+// S32: a routee whose bounded mailbox is full when the router hands it a message
+// refuses it, and the message is a dead letter addressed to that routee.
+#[tapio::test(start_paused = true)]
+async fn s32_a_message_for_a_full_routee_is_a_dead_letter(system: ActorSystem) {
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let mut probe = TestProbe::<String>::new(&system);
+    let mut holds = TestProbe::<String>::new(&system);
+    let one = MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap();
+    let pool = Routers::pool(2, Worker::default)
+        .unwrap()
+        .routee_mailbox(one);
+    let router = system.spawn(pool, "workers").unwrap();
+    let refs = routees(&router, &system, 2).await;
+    let (open, gate) = watch::channel(false);
+    router.tell(Hold(gate, holds.actor_ref().clone())); // routee-1
+    assert_eq!(holds.expect_message(SECOND).await, "routee-1 holds");
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 1..=1).await,
+        ["routee-2:1"]
+    );
+    router.tell(Work(2, probe.actor_ref().clone())); // routee-1: its one place
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 3..=3).await,
+        ["routee-2:3"]
+    );
+    router.tell(Work(4, probe.actor_ref().clone())); // routee-1: full
+    let letter = next_letter(&mut letters).await;
+    assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
+    assert_eq!(letter.recipient(), refs[0].path());
+    let Work(n, _) = letter.take_message::<Work>().unwrap();
+    assert_eq!(n, 4);
+    open.send_replace(true);
+}
+
+// S32: growing a pool spawns new routees at the end of the rotation, which carries
+// on from where it was.
+#[tapio::test(start_paused = true)]
+async fn s32_growing_a_pool_adds_routees_at_the_end_of_the_rotation(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let pool = Routers::pool(2, Worker::default).unwrap();
+    let handle = pool.handle();
+    let router = system.spawn(pool, "workers").unwrap();
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 1..=3).await,
+        ["routee-1:1", "routee-2:2", "routee-1:3"]
+    );
+    handle.resize(4).unwrap();
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 4..=9).await,
+        [
+            "routee-2:4",
+            "routee-3:5",
+            "routee-4:6",
+            "routee-1:7",
+            "routee-2:8",
+            "routee-3:9"
+        ]
+    );
+    let names: Vec<String> = handle
+        .routees()
+        .iter()
+        .map(|routee| routee.path().name().to_owned())
+        .collect();
+    assert_eq!(names, ["routee-1", "routee-2", "routee-3", "routee-4"]);
+    assert_eq!(handle.router(), Some(router));
+}
+
+// S32: shrinking a pool takes its newest routees out of the rotation at once and
+// stops them; the rotation carries on over the rest, and the router runs on.
+#[tapio::test(start_paused = true)]
+async fn s32_shrinking_a_pool_stops_its_newest_routees(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let pool = Routers::pool(4, Worker::default).unwrap();
+    let handle = pool.handle();
+    let router = system.spawn(pool, "workers").unwrap();
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 1..=2).await,
+        ["routee-1:1", "routee-2:2"]
+    );
+    let refs = handle.routees();
+    let mut third = TestProbe::<String>::new(&system);
+    let mut fourth = TestProbe::<String>::new(&system);
+    third.watch(&refs[2]);
+    fourth.watch(&refs[3]);
+    probe.watch(&router);
+    // The rotation was at routee-3: with it gone, it is at routee-1 again.
+    handle.resize(2).unwrap();
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 3..=6).await,
+        ["routee-1:3", "routee-2:4", "routee-1:5", "routee-2:6"]
+    );
+    third.expect_terminated(&refs[2], SECOND).await;
+    fourth.expect_terminated(&refs[3], SECOND).await;
+    assert_eq!(handle.routees(), refs[..2]);
+    probe.expect_no_termination(Duration::from_millis(50)).await;
+}
+
+// S32: a resize before the router starts sets the size it starts with; one after it
+// has stopped says so.
+#[tapio::test(start_paused = true)]
+async fn s32_a_resize_before_the_start_and_after_the_stop(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let pool = Routers::pool(1, Worker::default).unwrap();
+    let handle = pool.handle();
+    handle.resize(3).unwrap();
+    assert_eq!(handle.router(), None);
+    let router = system.spawn(pool, "workers").unwrap();
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 1..=4).await,
+        ["routee-1:1", "routee-2:2", "routee-3:3", "routee-1:4"]
+    );
+    probe.watch(&router);
+    for _ in 0..3 {
+        router.tell(Poison);
+    }
+    probe.expect_terminated(&router, SECOND).await;
+    let error = handle.resize(2).unwrap_err();
+    assert_eq!(
+        error,
+        RouterError::RouterStopped {
+            router: router.path().clone()
+        }
+    );
+    assert!(
+        error.to_string().contains("build and spawn a new pool"),
+        "{error}"
+    );
+}
+
+// S32: a routee's escalated failure is the router's, under the router's own
+// supervision: a restarted router spawns its pool again, at the size last asked for,
+// and its watchers hear nothing.
+#[tapio::test(start_paused = true)]
+async fn s32_a_restarted_router_spawns_its_pool_again(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let pool = Routers::pool(2, || {
+        Worker::default()
+            .supervise()
+            .on_failure::<Refused>(SupervisorStrategy::escalate())
+    })
+    .unwrap();
+    let handle = pool.handle();
+    let supervised =
+        Behaviors::supervise(pool).on_failure::<Refused>(SupervisorStrategy::restart());
+    let router = system.spawn(supervised, "workers").unwrap();
+    handle.resize(3).unwrap();
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 1..=3).await,
+        ["routee-1:1", "routee-2:2", "routee-3:3"]
+    );
+    let first = handle.routees()[0].clone();
+    let mut routee = TestProbe::<String>::new(&system);
+    routee.watch(&first);
+    probe.watch(&router);
+    router.tell(Boom); // routee-1 escalates; the router restarts
+    // The router hears of the escalation in the same step as the probe hears of the
+    // stop, on its system lane, which it reads before the next message.
+    routee.expect_terminated(&first, SECOND).await;
+    assert_eq!(
+        work_one_by_one(&router, &mut probe, 4..=7).await,
+        ["routee-4:4", "routee-5:5", "routee-6:6", "routee-4:7"]
+    );
+    probe.expect_no_termination(Duration::from_millis(50)).await;
 }
