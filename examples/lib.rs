@@ -41,6 +41,9 @@ pub mod ask_timeout;
 #[path = "rate_limiter.rs"]
 pub mod rate_limiter;
 
+#[path = "worker_pool.rs"]
+pub mod worker_pool;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -62,4 +65,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("graceful_shutdown", || Box::pin(graceful_shutdown::run())),
     ("ask_timeout", || Box::pin(ask_timeout::run())),
     ("rate_limiter", || Box::pin(rate_limiter::run())),
+    ("worker_pool", || Box::pin(worker_pool::run())),
 ];

@@ -204,6 +204,33 @@ fn rate_limiter_throttles_the_burst_and_refills() {
     );
 }
 
+// S30 + S32: six jobs over three workers in strict rotation, the producer slowed by
+// `offer` against the router's bounded mailbox; a poisoned worker leaves, and the
+// rotation carries on over the other two from where it was.
+#[test]
+fn worker_pool_rotates_waits_and_carries_on_without_the_poisoned_worker() {
+    check(
+        "worker_pool",
+        lines_of(tapio_examples::worker_pool::run),
+        &[
+            "producer: the pool is full, waiting to hand over job 3",
+            "routee-1: job 1",
+            "routee-2: job 2",
+            "producer: the pool is full, waiting to hand over job 5",
+            "routee-3: job 3",
+            "routee-1: job 4",
+            "routee-2: job 5",
+            "routee-3: job 6",
+            "routee-1: stopped, and left the pool",
+            "producer: the pool is full, waiting to hand over job 9",
+            "routee-2: job 7",
+            "routee-3: job 8",
+            "routee-2: job 9",
+            "routee-3: job 10",
+        ],
+    );
+}
+
 // The tour leaves no example out: every `[[example]]` target but the tour itself.
 #[test]
 fn the_tour_knows_every_example() {

@@ -199,8 +199,6 @@ impl<P: Message> ActorRef<P> {
     /// messages: `Ok(Some(message))` is then handled as `message`, `Ok(None)` is
     /// nothing more, and an error or a panic is the actor's failure, under its
     /// supervision. `false` if the actor has stopped (the work is dropped unrun).
-    // Routers (resizing a pool) are its first user; they land next.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn run_in<F>(&self, work: F) -> bool
     where
         F: FnOnce(&mut crate::actor::context::ActorContext<P>) -> Result<Option<P>, crate::Failure>
