@@ -476,3 +476,40 @@ async fn s29_draining_a_long_backlog_lets_a_neighbour_run(system: ActorSystem) {
     );
     neighbour.await.unwrap();
 }
+
+// S29: the actor's own timer ticks are never refused by the bound: a tick that comes
+// while the mailbox is full is queued, and its message handled in its turn.
+#[tapio::test(start_paused = true)]
+async fn s29_a_timer_tick_is_never_refused_by_a_full_mailbox(system: ActorSystem) {
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let gate = Arc::new(Semaphore::new(0));
+    let (started_tx, started) = mpsc::unbounded_channel();
+    let (handled_tx, handled) = mpsc::unbounded_channel();
+    let behavior = {
+        let gate = gate.clone();
+        Behaviors::with_timers(move |timers| {
+            timers.start_single_timer("tick", 99_u64, Duration::from_millis(10));
+            gated(gate.clone(), started_tx.clone(), handled_tx.clone())
+        })
+    };
+    let mailbox = MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap();
+    let actor: ActorRef<u64> = system.spawn_with(behavior, "ticking", mailbox).unwrap();
+    let mut gated = Gated {
+        gate,
+        started,
+        handled,
+    };
+    actor.tell(0);
+    assert_eq!(gated.started().await, 0);
+    actor.tell(1); // the mailbox is full from here on
+    // The clock is paused: it moves to the tick at 10 ms, and only then on to 1 s.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    actor.tell(2);
+    let refused = letter(&mut letters).await;
+    assert_eq!(refused.reason(), &DeadLetterReason::MailboxFull);
+    assert_eq!(refused.take_message::<u64>(), Some(2));
+    gated.open();
+    for expected in [0, 1, 99] {
+        assert_eq!(gated.handled().await, expected);
+    }
+}
