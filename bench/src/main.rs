@@ -9,6 +9,12 @@
 //! - ask: sequential request/reply from a plain task, outside any actor (raw: an mpsc
 //!   to a task that answers through a oneshot; actix: `Addr::send`);
 //! - spawn and memory: 100,000 idle actors, each in a child process of its own;
+//! - memory+1msg: the same 100,000 actors, each told one message, once every one
+//!   has handled it (raw: 100,000 tasks, each sent one number on its unbounded
+//!   channel); memory+burst: 10,000 actors (not 100,000, which would be 100 million
+//!   messages), each told a burst of 1,000 messages, ten actors at a time, measured
+//!   once all have handled theirs and gone idle (raw: the same through unbounded
+//!   channels); both in child processes, with `core memory` (not `spawn`);
 //! - stop: terminating a system of 100,000 idle actors, until all have ended (raw:
 //!   100,000 idle tasks, each told to end through its channel, all awaited);
 //! - skynet: a tree of 1,111,111 actors, 10 children each down to 1,000,000 leaves; the
@@ -25,10 +31,12 @@
 //!
 //! `core spawn-child <raw|tapio> <mt|ct>` is the child process the spawn measurement
 //! starts; it prints `nanos_per_spawn nanos_until_started bytes_per_actor`.
+//! `core memory-child <raw|tapio> <one|burst> <mt|ct>` is the memory+1msg or
+//! memory+burst one; it prints `bytes_per_actor`.
 //! `core profile <workload> <mt|ct>` runs one workload many times, for a profiler.
 
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -44,6 +52,13 @@ const TELLS: u64 = 1_000_000;
 const PRODUCERS: u64 = 4;
 const ROUND_TRIPS: u64 = 100_000;
 const SPAWNS: usize = 100_000;
+/// The memory after a burst: `BURST_ACTORS` actors (not `SPAWNS`: a hundred million
+/// messages would take the bench too long), each told `BURST` messages, `BURST_WAVE`
+/// actors at a time, each wave handled before the next is told, so that what is
+/// measured is what each actor keeps, not how much of the peak the allocator keeps.
+const BURST_ACTORS: usize = 10_000;
+const BURST: u64 = 1_000;
+const BURST_WAVE: usize = 10;
 const ASKS: u64 = 100_000;
 const STOPS: usize = 100_000;
 /// Skynet's leaves: 10 children per actor, six levels down.
@@ -460,6 +475,161 @@ fn spawn_in_child(kind: &str, flavor: Flavor) -> (u64, u64, u64) {
         })
         .collect();
     runs.sort();
+    runs[runs.len() / 2]
+}
+
+// ---------------------------------------------------------------- memory after traffic
+
+/// Counts the messages handled by every actor (or task) of a memory run, and
+/// notifies `done` when the count reaches `target`.
+struct HandledCount {
+    count: AtomicU64,
+    target: AtomicU64,
+    done: Notify,
+}
+
+impl HandledCount {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            count: AtomicU64::new(0),
+            target: AtomicU64::new(u64::MAX),
+            done: Notify::new(),
+        })
+    }
+
+    fn one(&self) {
+        let count = self.count.fetch_add(1, Ordering::AcqRel) + 1;
+        if count == self.target.load(Ordering::Acquire) {
+            self.done.notify_one();
+        }
+    }
+
+    /// Tell every one of `receivers` `per_receiver` messages with `send`, `wave`
+    /// receivers at a time, waiting until a wave has handled all of its messages
+    /// before the next one is told.
+    async fn tell_in_waves<R>(
+        &self,
+        receivers: &[R],
+        per_receiver: u64,
+        wave: usize,
+        send: impl Fn(&R, u64),
+    ) {
+        let mut told = 0_u64;
+        for chunk in receivers.chunks(wave) {
+            told += chunk.len() as u64 * per_receiver;
+            self.target.store(told, Ordering::Release);
+            for receiver in chunk {
+                for n in 0..per_receiver {
+                    send(receiver, n);
+                }
+            }
+            self.done.notified().await;
+        }
+    }
+}
+
+/// The resident bytes each of `tasks` idle tasks costs once each has received
+/// `per_task` messages through its unbounded channel and gone idle again.
+async fn memory_raw(tasks: usize, per_task: u64, wave: usize) -> usize {
+    let handled = HandledCount::new();
+    let before = resident_bytes();
+    let mut senders = Vec::with_capacity(tasks);
+    for _ in 0..tasks {
+        let (tx, mut rx) = mpsc::unbounded_channel::<u64>();
+        let handled = handled.clone();
+        tokio::spawn(async move {
+            while let Some(n) = rx.recv().await {
+                std::hint::black_box(n);
+                handled.one();
+            }
+        });
+        senders.push(tx);
+    }
+    handled
+        .tell_in_waves(&senders, per_task, wave, |tx, n| {
+            let _ = tx.send(n);
+        })
+        .await;
+    let bytes = resident_bytes().saturating_sub(before) / tasks;
+    drop(senders);
+    bytes
+}
+
+/// Counts what it is told.
+struct Counted(Arc<HandledCount>);
+
+impl Protocol for Counted {
+    type Msg = u64;
+}
+
+impl Actor for Counted {
+    fn handle<'a>(&'a mut self, _: &'a mut ActorContext<u64>, n: u64) -> Handled<'a, u64> {
+        std::hint::black_box(n);
+        self.0.one();
+        Handled::ready(())
+    }
+}
+
+/// As `memory_raw`, for actors with an unbounded mailbox.
+async fn memory_tapio(actors: usize, per_actor: u64, wave: usize) -> usize {
+    let system = ActorSystem::new("bench").expect("a system");
+    let handled = HandledCount::new();
+    let counter = handled.clone();
+    let counted: Behavior<u64> = Behaviors::setup(move |_| Counted(counter.clone()));
+    let before = resident_bytes();
+    let mut refs = Vec::with_capacity(actors);
+    for _ in 0..actors {
+        refs.push(system.spawn_anonymous(counted.clone()).expect("spawned"));
+    }
+    handled
+        .tell_in_waves(&refs, per_actor, wave, |actor, n| actor.tell(n))
+        .await;
+    let bytes = resident_bytes().saturating_sub(before) / actors;
+    drop(refs);
+    system.terminate().await;
+    bytes
+}
+
+/// `core memory-child <raw|tapio> <one|burst> <mt|ct>`: prints the bytes per actor
+/// after one message each (`SPAWNS` actors, all told at once), or after a burst of
+/// `BURST` each (`BURST_ACTORS` actors, `BURST_WAVE` at a time).
+fn memory_child(kind: &str, traffic: &str, flavor: &str) {
+    let flavor = if flavor == "ct" {
+        Flavor::CurrentThread
+    } else {
+        Flavor::MultiThread
+    };
+    let runtime = flavor.runtime();
+    let (actors, per_actor, wave) = if traffic == "burst" {
+        (BURST_ACTORS, BURST, BURST_WAVE)
+    } else {
+        (SPAWNS, 1, SPAWNS)
+    };
+    let bytes = if kind == "raw" {
+        in_task(&runtime, memory_raw(actors, per_actor, wave))
+    } else {
+        in_task(&runtime, memory_tapio(actors, per_actor, wave))
+    };
+    println!("{bytes}");
+}
+
+/// Bytes per actor after `traffic` (`one` or `burst`), the median of three child
+/// processes.
+fn memory_in_child(kind: &str, traffic: &str, flavor: Flavor) -> u64 {
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let mut runs: Vec<u64> = (0..3)
+        .map(|_| {
+            let out = Command::new(&exe)
+                .args(["memory-child", kind, traffic, flavor.arg()])
+                .output()
+                .expect("the child ran");
+            String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .parse()
+                .unwrap_or(0)
+        })
+        .collect();
+    runs.sort_unstable();
     runs[runs.len() / 2]
 }
 
@@ -971,6 +1141,20 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
         });
     }
 
+    if want("memory") {
+        for (traffic, workload) in [("one", "memory+1msg"), ("burst", "memory+burst")] {
+            row(Row {
+                workload,
+                flavor,
+                unit: "B/actor",
+                raw: memory_in_child("raw", traffic, flavor) as f64,
+                tapio: memory_in_child("tapio", traffic, flavor) as f64,
+                actix: Actix::Absent,
+                goal: "<= 773 B".into(),
+            });
+        }
+    }
+
     if want("stop") {
         let raw = measure(flavor, HEAVY_RUNS, |rt| in_task(rt, stop_raw()));
         let ours = measure(flavor, HEAVY_RUNS, |rt| in_task(rt, stop_tapio()));
@@ -1057,6 +1241,10 @@ fn main() {
             spawn_child(args[2].clone(), &args[3]);
             return;
         }
+        Some("memory-child") => {
+            memory_child(&args[2], &args[3], &args[4]);
+            return;
+        }
         Some("profile") => {
             // `core profile <tell|tell-raw|contended|contended-raw|ping|ping-raw|ask|
             // ask-raw|stop|stop-raw|skynet|skynet-raw|dead> <mt|ct>`
@@ -1073,7 +1261,7 @@ fn main() {
     print_header();
     let mut table = Vec::new();
     // `core [workload ..]`: only those rows (tell, contended, ping-pong, ask, spawn,
-    // stop, skynet, dead-letters).
+    // memory, stop, skynet, dead-letters).
     let only = &args[1..];
     for flavor in [Flavor::MultiThread, Flavor::CurrentThread] {
         table.extend(rows(flavor, only));
