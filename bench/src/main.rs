@@ -5,6 +5,12 @@
 //! - tell: throughput of tells to one actor (raw: an unbounded mpsc to a task);
 //! - contended: four producer tasks telling one actor at once, a quarter of the
 //!   messages each (raw: four clones of one unbounded sender to a task);
+//! - fairness: on the current-thread runtime, an actor drains a backlog of 1,000,000
+//!   messages while a neighbour task loops on `yield_now`; the neighbour's longest
+//!   wait between two of its runs, and the most messages drained in one wait (raw: a
+//!   task draining an unbounded channel). A single long wait is what the OS or the
+//!   machine's other load does as much as the drainer: the drained count is the
+//!   steadier figure. Not on 2 workers, where the other worker runs the neighbour;
 //! - ping-pong: round trips between two actors that tell each other;
 //! - ask: sequential request/reply from a plain task, outside any actor (raw: an mpsc
 //!   to a task that answers through a oneshot; actix: `Addr::send`);
@@ -36,7 +42,7 @@
 //! `core profile <workload> <mt|ct>` runs one workload many times, for a profiler.
 
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -50,6 +56,8 @@ use tokio::sync::{Notify, mpsc, oneshot};
 const TELLS: u64 = 1_000_000;
 /// The producers that share the contended tells, `TELLS / PRODUCERS` each.
 const PRODUCERS: u64 = 4;
+/// The backlog an actor drains while a neighbour waits for the thread.
+const BACKLOG: u64 = 1_000_000;
 const ROUND_TRIPS: u64 = 100_000;
 const SPAWNS: usize = 100_000;
 /// The memory after a burst: `BURST_ACTORS` actors (not `SPAWNS`: a hundred million
@@ -118,6 +126,21 @@ fn measure(
     let runtime = flavor.runtime();
     work(&runtime); // warm-up
     median((0..runs).map(|_| work(&runtime)).collect())
+}
+
+/// As `measure`, for work that also counts something: the median duration and the
+/// median count, each over the runs.
+fn measure_counted(
+    flavor: Flavor,
+    runs: usize,
+    work: impl Fn(&tokio::runtime::Runtime) -> (Duration, u64),
+) -> (Duration, u64) {
+    let runtime = flavor.runtime();
+    work(&runtime); // warm-up
+    let (durations, mut counts): (Vec<Duration>, Vec<u64>) =
+        (0..runs).map(|_| work(&runtime)).unzip();
+    counts.sort_unstable();
+    (median(durations), counts[counts.len() / 2])
 }
 
 /// As `measure`, for actix: its own `System` on a current-thread runtime, and `work`
@@ -286,6 +309,119 @@ async fn contended_tapio() -> Duration {
     let elapsed = start.elapsed();
     system.terminate().await;
     elapsed
+}
+
+// ---------------------------------------------------------------- fairness
+
+/// A neighbour on the thread: a task that yields (`yield_now`) in a loop until
+/// `stop`. Returns the longest time it waited between two of its runs, and the most
+/// messages the drainer handled (it stores its count in `drained`) in such a wait.
+fn ticker(
+    stop: &Arc<AtomicBool>,
+    drained: &Arc<AtomicU64>,
+) -> tokio::task::JoinHandle<(Duration, u64)> {
+    let stop = stop.clone();
+    let drained = drained.clone();
+    tokio::spawn(async move {
+        let mut longest = Duration::ZERO;
+        let mut most = 0;
+        let mut last = Instant::now();
+        let mut last_drained = drained.load(Ordering::Relaxed);
+        while !stop.load(Ordering::Acquire) {
+            tokio::task::yield_now().await;
+            let now = Instant::now();
+            let now_drained = drained.load(Ordering::Relaxed);
+            longest = longest.max(now - last);
+            most = most.max(now_drained - last_drained);
+            last = now;
+            last_drained = now_drained;
+        }
+        (longest, most)
+    })
+}
+
+/// A task draining a backlog of `BACKLOG` numbers on an unbounded channel, next to
+/// a ticker: the ticker's longest wait, and the most messages drained in a wait.
+async fn fairness_raw() -> (Duration, u64) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<u64>();
+    let drained = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(Notify::new());
+    let (count, finished) = (drained.clone(), done.clone());
+    tokio::spawn(async move {
+        let mut sum = 0_u64;
+        let mut seen = 0_u64;
+        while let Some(n) = rx.recv().await {
+            sum = sum.wrapping_add(n);
+            seen += 1;
+            count.store(seen, Ordering::Relaxed);
+            if seen == BACKLOG {
+                std::hint::black_box(sum);
+                finished.notify_one();
+            }
+        }
+    });
+    for n in 0..BACKLOG {
+        let _ = tx.send(n);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let ticker = ticker(&stop, &drained);
+    done.notified().await;
+    stop.store(true, Ordering::Release);
+    ticker.await.expect("the ticker ran")
+}
+
+/// Sums what it is told, as `Summer`, and shows its count to the ticker.
+struct Drainer {
+    sum: u64,
+    seen: u64,
+    drained: Arc<AtomicU64>,
+    done: Arc<Notify>,
+}
+
+impl Protocol for Drainer {
+    type Msg = u64;
+}
+
+impl Actor for Drainer {
+    fn handle<'a>(&'a mut self, _: &'a mut ActorContext<u64>, n: u64) -> Handled<'a, u64> {
+        self.sum = self.sum.wrapping_add(n);
+        self.seen += 1;
+        self.drained.store(self.seen, Ordering::Relaxed);
+        if self.seen == BACKLOG {
+            std::hint::black_box(self.sum);
+            self.done.notify_one();
+        }
+        Handled::ready(())
+    }
+}
+
+/// As `fairness_raw`, for an actor draining its mailbox.
+async fn fairness_tapio() -> (Duration, u64) {
+    let system = ActorSystem::new("bench").expect("a system");
+    let drained = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(Notify::new());
+    let (count, finished) = (drained.clone(), done.clone());
+    let drainer: ActorRef<u64> = system
+        .spawn(
+            Behaviors::setup(move |_| Drainer {
+                sum: 0,
+                seen: 0,
+                drained: count.clone(),
+                done: finished.clone(),
+            }),
+            "drainer",
+        )
+        .expect("spawned");
+    for n in 0..BACKLOG {
+        drainer.tell(n);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let ticker = ticker(&stop, &drained);
+    done.notified().await;
+    stop.store(true, Ordering::Release);
+    let waits = ticker.await.expect("the ticker ran");
+    system.terminate().await;
+    waits
 }
 
 // ---------------------------------------------------------------- ping-pong
@@ -1081,6 +1217,21 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
         });
     }
 
+    // On 2 workers the neighbour would run beside the drainer, not wait for it.
+    if want("fairness") && flavor == Flavor::CurrentThread {
+        let (raw, raw_most) = measure_counted(flavor, RUNS, |rt| rt.block_on(fairness_raw()));
+        let (ours, most) = measure_counted(flavor, RUNS, |rt| rt.block_on(fairness_tapio()));
+        row(Row {
+            workload: "fairness",
+            flavor,
+            unit: "µs wait",
+            raw: per(raw, 1_000),
+            tapio: per(ours, 1_000),
+            actix: Actix::Absent,
+            goal: format!("most drained in a wait: raw {raw_most}, tapio {most}"),
+        });
+    }
+
     if want("ping-pong") {
         let raw = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_raw()));
         let ours = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_tapio()));
@@ -1211,6 +1362,8 @@ fn profile(workload: &str, flavor: Flavor) {
     for _ in 0..40 {
         let _ = match workload {
             "tell-raw" => runtime.block_on(tell_raw()),
+            "fairness" => runtime.block_on(fairness_tapio()).0,
+            "fairness-raw" => runtime.block_on(fairness_raw()).0,
             "contended" => runtime.block_on(contended_tapio()),
             "contended-raw" => runtime.block_on(contended_raw()),
             "ping" => runtime.block_on(ping_pong_tapio()),
@@ -1246,8 +1399,9 @@ fn main() {
             return;
         }
         Some("profile") => {
-            // `core profile <tell|tell-raw|contended|contended-raw|ping|ping-raw|ask|
-            // ask-raw|stop|stop-raw|skynet|skynet-raw|dead> <mt|ct>`
+            // `core profile <tell|tell-raw|contended|contended-raw|fairness|
+            // fairness-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|skynet|skynet-raw|
+            // dead> <mt|ct>`
             profile(args.get(2).map_or("tell", String::as_str), flavor_arg(3));
             return;
         }
@@ -1260,8 +1414,8 @@ fn main() {
     );
     print_header();
     let mut table = Vec::new();
-    // `core [workload ..]`: only those rows (tell, contended, ping-pong, ask, spawn,
-    // memory, stop, skynet, dead-letters).
+    // `core [workload ..]`: only those rows (tell, contended, fairness, ping-pong,
+    // ask, spawn, memory, stop, skynet, dead-letters).
     let only = &args[1..];
     for flavor in [Flavor::MultiThread, Flavor::CurrentThread] {
         table.extend(rows(flavor, only));
