@@ -5,6 +5,15 @@
 //! - tell: throughput of tells to one actor (raw: an unbounded mpsc to a task);
 //! - contended: four producer tasks telling one actor at once, a quarter of the
 //!   messages each (raw: four clones of one unbounded sender to a task);
+//! - bounded: offer, 1,000,000 messages offered (each awaited) to an actor whose
+//!   mailbox holds 1,024 (raw: `send().await` on `mpsc::channel(1024)`); bnd paced
+//!   and bnd flood, 1,000,000 tells to an actor whose mailbox holds 1,024 and drops
+//!   what comes when it is full (`DropNew`), from a producer that tells 512 at a
+//!   time and waits until they are handled (the consumer keeps up, nothing dropped)
+//!   or tells them all at once (on one thread the consumer cannot run meanwhile: all
+//!   but 1,024 are dropped), timed until the actor has handled an offered last
+//!   message; the dropped ones (dead letters, counted as told less handled) are in
+//!   the last column (raw: `try_send`, a full channel's number dropped);
 //! - fairness: on the current-thread runtime, an actor drains a backlog of 1,000,000
 //!   messages while a neighbour task loops on `yield_now`; the neighbour's longest
 //!   wait between two of its runs, and the most messages drained in one wait (raw: a
@@ -48,14 +57,16 @@ use std::time::{Duration, Instant};
 
 use tapio::testkit::TestProbe;
 use tapio::{
-    Actor, ActorContext, ActorRef, ActorSystem, Behavior, Behaviors, Handled, Protocol, actor,
-    message,
+    Actor, ActorContext, ActorRef, ActorSystem, Behavior, Behaviors, Handled, MailboxConfig,
+    OverflowStrategy, Protocol, actor, message,
 };
 use tokio::sync::{Notify, mpsc, oneshot};
 
 const TELLS: u64 = 1_000_000;
 /// The producers that share the contended tells, `TELLS / PRODUCERS` each.
 const PRODUCERS: u64 = 4;
+/// The capacity of the bounded mailboxes and channels.
+const BOUND: usize = 1024;
 /// The backlog an actor drains while a neighbour waits for the thread.
 const BACKLOG: u64 = 1_000_000;
 const ROUND_TRIPS: u64 = 100_000;
@@ -422,6 +433,166 @@ async fn fairness_tapio() -> (Duration, u64) {
     let waits = ticker.await.expect("the ticker ran");
     system.terminate().await;
     waits
+}
+
+// ---------------------------------------------------------------- bounded mailboxes
+
+/// A task that sums what comes on a bounded channel, as `raw_summer`.
+fn raw_bounded_summer(until: u64, done: &Arc<Notify>) -> mpsc::Sender<u64> {
+    let (tx, mut rx) = mpsc::channel::<u64>(BOUND);
+    let finished = done.clone();
+    tokio::spawn(async move {
+        let mut sum = 0_u64;
+        let mut seen = 0_u64;
+        while let Some(n) = rx.recv().await {
+            sum = sum.wrapping_add(n);
+            seen += 1;
+            if seen == until {
+                std::hint::black_box(sum);
+                finished.notify_one();
+            }
+        }
+    });
+    tx
+}
+
+/// `TELLS` numbers through a channel of `BOUND`, each `send` awaited.
+async fn offer_raw() -> Duration {
+    let done = Arc::new(Notify::new());
+    let tx = raw_bounded_summer(TELLS, &done);
+    let start = Instant::now();
+    for n in 0..TELLS {
+        let _ = tx.send(n).await;
+    }
+    done.notified().await;
+    start.elapsed()
+}
+
+fn bounded_mailbox() -> MailboxConfig {
+    MailboxConfig::bounded(BOUND, OverflowStrategy::DropNew).expect("a valid capacity")
+}
+
+/// As `offer_raw`: `TELLS` offers, each awaited, to an actor whose mailbox holds
+/// `BOUND`.
+async fn offer_tapio() -> Duration {
+    let system = ActorSystem::new("bench").expect("a system");
+    let done = Arc::new(Notify::new());
+    let summer: ActorRef<u64> = system
+        .spawn_with(summer(TELLS, &done), "summer", bounded_mailbox())
+        .expect("spawned");
+    let start = Instant::now();
+    for n in 0..TELLS {
+        let _ = summer.offer(n).await;
+    }
+    done.notified().await;
+    let elapsed = start.elapsed();
+    system.terminate().await;
+    elapsed
+}
+
+/// The last message of a bounded tell run: the consumer reports what it handled.
+const END: u64 = u64::MAX;
+
+/// Paced, the producer tells this many (half the bound), then waits until the
+/// consumer has handled them: a consumer that keeps up, on either runtime.
+const PACE: u64 = 512;
+
+/// `TELLS` numbers through a channel of `BOUND` with `try_send`, a full channel's
+/// number dropped (as `DropNew` does); `paced`: `PACE` at a time, each lot handled
+/// before the next. Then `END`, awaited. The time until the consumer has seen it, and
+/// how many were dropped.
+async fn bounded_tell_raw(paced: bool) -> (Duration, u64) {
+    let (tx, mut rx) = mpsc::channel::<u64>(BOUND);
+    let (report, handled) = oneshot::channel();
+    let window = Arc::new(Notify::new());
+    let caught_up = window.clone();
+    tokio::spawn(async move {
+        let mut seen = 0_u64;
+        while let Some(n) = rx.recv().await {
+            if n == END {
+                let _ = report.send(seen);
+                break;
+            }
+            std::hint::black_box(n);
+            seen += 1;
+            if seen.is_multiple_of(PACE) {
+                caught_up.notify_one();
+            }
+        }
+    });
+    let start = Instant::now();
+    for n in 0..TELLS {
+        let _ = tx.try_send(n);
+        if paced && n % PACE == PACE - 1 {
+            window.notified().await;
+        }
+    }
+    let _ = tx.send(END).await;
+    let handled = handled.await.expect("a count");
+    (start.elapsed(), TELLS - handled)
+}
+
+/// Counts what it handles until `END`, and reports the count; notifies `window`
+/// every `PACE`.
+struct Tally {
+    seen: u64,
+    window: Arc<Notify>,
+    report: Option<oneshot::Sender<u64>>,
+}
+
+impl Protocol for Tally {
+    type Msg = u64;
+}
+
+impl Actor for Tally {
+    fn handle<'a>(&'a mut self, _: &'a mut ActorContext<u64>, n: u64) -> Handled<'a, u64> {
+        if n == END {
+            if let Some(report) = self.report.take() {
+                let _ = report.send(self.seen);
+            }
+        } else {
+            std::hint::black_box(n);
+            self.seen += 1;
+            if self.seen.is_multiple_of(PACE) {
+                self.window.notify_one();
+            }
+        }
+        Handled::ready(())
+    }
+}
+
+/// As `bounded_tell_raw`, with tells to an actor whose mailbox holds `BOUND` and
+/// drops what comes when it is full (`DropNew`): each one dropped is a dead letter
+/// (nobody subscribes to them), counted as told less handled. `END` is offered.
+async fn bounded_tell_tapio(paced: bool) -> (Duration, u64) {
+    let system = ActorSystem::new("bench").expect("a system");
+    let (report, handled) = oneshot::channel();
+    let report = std::sync::Mutex::new(Some(report));
+    let window = Arc::new(Notify::new());
+    let caught_up = window.clone();
+    let tally: ActorRef<u64> = system
+        .spawn_with(
+            Behaviors::setup(move |_| Tally {
+                seen: 0,
+                window: caught_up.clone(),
+                report: report.lock().ok().and_then(|mut r| r.take()),
+            }),
+            "tally",
+            bounded_mailbox(),
+        )
+        .expect("spawned");
+    let start = Instant::now();
+    for n in 0..TELLS {
+        tally.tell(n);
+        if paced && n % PACE == PACE - 1 {
+            window.notified().await;
+        }
+    }
+    let _ = tally.offer(END).await;
+    let handled = handled.await.expect("a count");
+    let elapsed = start.elapsed();
+    system.terminate().await;
+    (elapsed, TELLS - handled)
 }
 
 // ---------------------------------------------------------------- ping-pong
@@ -1232,6 +1403,35 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
         });
     }
 
+    if want("bounded") {
+        let raw = measure(flavor, RUNS, |rt| rt.block_on(offer_raw()));
+        let ours = measure(flavor, RUNS, |rt| rt.block_on(offer_tapio()));
+        row(Row {
+            workload: "offer",
+            flavor,
+            unit: "ns/msg",
+            raw: per(raw, TELLS),
+            tapio: per(ours, TELLS),
+            actix: Actix::Absent,
+            goal: String::new(),
+        });
+        for (paced, workload) in [(true, "bnd paced"), (false, "bnd flood")] {
+            let (raw, raw_dropped) =
+                measure_counted(flavor, RUNS, |rt| rt.block_on(bounded_tell_raw(paced)));
+            let (ours, dropped) =
+                measure_counted(flavor, RUNS, |rt| rt.block_on(bounded_tell_tapio(paced)));
+            row(Row {
+                workload,
+                flavor,
+                unit: "ns/msg",
+                raw: per(raw, TELLS),
+                tapio: per(ours, TELLS),
+                actix: Actix::Absent,
+                goal: format!("dropped: raw {raw_dropped}, tapio {dropped}"),
+            });
+        }
+    }
+
     if want("ping-pong") {
         let raw = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_raw()));
         let ours = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_tapio()));
@@ -1362,6 +1562,8 @@ fn profile(workload: &str, flavor: Flavor) {
     for _ in 0..40 {
         let _ = match workload {
             "tell-raw" => runtime.block_on(tell_raw()),
+            "offer" => runtime.block_on(offer_tapio()),
+            "offer-raw" => runtime.block_on(offer_raw()),
             "fairness" => runtime.block_on(fairness_tapio()).0,
             "fairness-raw" => runtime.block_on(fairness_raw()).0,
             "contended" => runtime.block_on(contended_tapio()),
@@ -1399,9 +1601,9 @@ fn main() {
             return;
         }
         Some("profile") => {
-            // `core profile <tell|tell-raw|contended|contended-raw|fairness|
-            // fairness-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|skynet|skynet-raw|
-            // dead> <mt|ct>`
+            // `core profile <tell|tell-raw|offer|offer-raw|contended|contended-raw|
+            // fairness|fairness-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|skynet|
+            // skynet-raw|dead> <mt|ct>`
             profile(args.get(2).map_or("tell", String::as_str), flavor_arg(3));
             return;
         }
@@ -1414,8 +1616,8 @@ fn main() {
     );
     print_header();
     let mut table = Vec::new();
-    // `core [workload ..]`: only those rows (tell, contended, fairness, ping-pong,
-    // ask, spawn, memory, stop, skynet, dead-letters).
+    // `core [workload ..]`: only those rows (tell, contended, bounded, fairness,
+    // ping-pong, ask, spawn, memory, stop, skynet, dead-letters).
     let only = &args[1..];
     for flavor in [Flavor::MultiThread, Flavor::CurrentThread] {
         table.extend(rows(flavor, only));
