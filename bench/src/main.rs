@@ -40,9 +40,11 @@
 //! Run it with `cargo run --release --manifest-path bench/Cargo.toml`. Every figure
 //! is the median of several runs; the table at the end gives each framework's ratio
 //! to the raw baseline and the goals of issues 7 and 8 (issue 8's, for the mailbox:
-//! tell <= 0.8x, contended <= 0.6x, ping-pong <= 0.9x). actix runs its actors on a
-//! single-threaded arbiter (its own `System` on a current-thread runtime): it has no
-//! place on the 2-worker row, which shows a dash for it.
+//! tell <= 0.8x, contended <= 0.6x, ping-pong <= 0.9x, memory+1msg and memory+burst
+//! <= 773 B, xtra's figure; bounded and fairness have none, and show what was
+//! dropped or drained instead). actix runs its actors on a single-threaded arbiter
+//! (its own `System` on a current-thread runtime): it has no place on the 2-worker
+//! row, which shows a dash for it.
 //!
 //! `core spawn-child <raw|tapio> <mt|ct>` is the child process the spawn measurement
 //! starts; it prints `nanos_per_spawn nanos_until_started bytes_per_actor`.
