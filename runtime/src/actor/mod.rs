@@ -58,7 +58,7 @@ impl<P: Message> LocalCell<P> {
     /// says the envelope itself could not be queued.
     #[inline]
     pub(crate) fn deliver(&self, envelope: Envelope<P>) -> bool {
-        match self.user.send(envelope) {
+        match self.user.send(envelope, self.core.lane().reader_waiting()) {
             Sent::Queued => true,
             sent => self.deliver_slow(sent),
         }

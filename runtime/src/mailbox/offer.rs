@@ -141,7 +141,8 @@ impl<P: Message> Future for Offer<P> {
         let Some(cell) = this.target.local_cell() else {
             return Poll::Ready(false);
         };
-        match cell.user.offer(message, this.ticket, cx.waker()) {
+        let waiting = cell.core.lane().reader_waiting();
+        match cell.user.offer(message, this.ticket, cx.waker(), waiting) {
             Offered::Accepted => {
                 this.ticket = None;
                 Poll::Ready(true)

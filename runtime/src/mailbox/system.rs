@@ -52,6 +52,12 @@ pub(crate) struct SystemLane {
     /// every wake-up. An actor that is neither parked nor in an `async` handler is
     /// running a synchronous one. It sits in what would be padding.
     parked: AtomicBool,
+    /// Set, under the user lane's lock, when the reader has emptied its mailbox; the
+    /// next push clears it (under the same lock) and wakes the task. The reader reads
+    /// it without the lock: an actor that has handled its last message finds its
+    /// mailbox still empty without locking it. It lives here because here it fills
+    /// padding; the user lane is sized to the byte.
+    reader_waiting: AtomicBool,
 }
 
 const PENDING: u8 = 1;
@@ -101,6 +107,7 @@ impl SystemLane {
             }),
             flags: AtomicU8::new(flags),
             parked: AtomicBool::new(true),
+            reader_waiting: AtomicBool::new(false),
         }
     }
 
@@ -197,6 +204,12 @@ impl SystemLane {
     #[inline(always)]
     pub(crate) fn unpark(&self) {
         self.parked.store(false, Ordering::Release);
+    }
+
+    /// The user lane's reader-waiting mark (see the field).
+    #[inline(always)]
+    pub(crate) fn reader_waiting(&self) -> &AtomicBool {
+        &self.reader_waiting
     }
 
     /// Whether the cell waits for something to do.

@@ -20,6 +20,7 @@
 
 use std::collections::VecDeque;
 use std::mem;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
@@ -61,8 +62,6 @@ struct Queue<P: Message> {
     /// The bound; 0 for none.
     capacity: u32,
     overflow: OverflowStrategy,
-    /// The reader found the queue empty: the next push wakes it.
-    reader_waiting: bool,
     /// A tell found the mailbox full under `Fail`, and the actor has not handled the
     /// failure yet: later refusals are dead letters only.
     overflow_reported: bool,
@@ -109,7 +108,6 @@ impl<P: Message> UserLane<P> {
             offers: None,
             capacity: config.raw_capacity(),
             overflow: config.overflow(),
-            reader_waiting: false,
             overflow_reported: false,
             closed: false,
         }))
@@ -134,8 +132,10 @@ impl<P: Message> UserLane<P> {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
+    /// Queue an envelope; `waiting` is the reader-waiting mark kept beside the system
+    /// lane (see `SystemLane::reader_waiting`).
     #[inline]
-    pub(crate) fn send(&self, envelope: Envelope<P>) -> Sent<P> {
+    pub(crate) fn send(&self, envelope: Envelope<P>, waiting: &AtomicBool) -> Sent<P> {
         let (waker, sent) = {
             let mut lane = self.lock();
             let queue = match &mut *lane {
@@ -170,7 +170,7 @@ impl<P: Message> UserLane<P> {
                 envelope => envelope,
             };
             queue.items.push_back(envelope);
-            (queue.wake_reader(), sent)
+            (queue.wake_reader(waiting), sent)
         };
         if let Some(waker) = waker {
             waker.wake();
@@ -180,44 +180,56 @@ impl<P: Message> UserLane<P> {
 
     /// The next envelope for the reader, or `Pending` with the reader marked as
     /// waiting, to be woken by the next push. `batch` is the reader's own: read
-    /// first, and filled with the whole backlog of an unbounded mailbox.
+    /// first, and filled with the whole backlog of an unbounded mailbox. The reader
+    /// is marked waiting as soon as it empties the queue, so when it comes back after
+    /// handling what it took, an untouched mark says the queue is still empty, read
+    /// without the lock.
     #[inline]
-    pub(crate) fn poll_next(&self, cx: &Context<'_>, batch: &mut Batch<P>) -> Poll<Envelope<P>> {
+    pub(crate) fn poll_next(
+        &self,
+        cx: &Context<'_>,
+        batch: &mut Batch<P>,
+        waiting: &AtomicBool,
+    ) -> Poll<Envelope<P>> {
         if let Some(taken) = batch
             && let Some(envelope) = taken.pop_front()
         {
             return Poll::Ready(envelope);
+        }
+        if waiting.load(Ordering::Acquire) {
+            // The backlog is read: its buffer goes, until the next one.
+            *batch = None;
+            return Poll::Pending;
         }
         let (envelope, offer) = {
             let mut lane = self.lock();
             let Lane::Actor(queue) = &mut *lane else {
                 return Poll::Pending;
             };
-            match queue.items.pop_front() {
-                Some(envelope) => {
-                    let offer = if queue.capacity != 0 {
-                        queue.first_offer()
-                    } else {
-                        if !queue.items.is_empty() {
-                            let taken = batch.get_or_insert_with(Box::default);
-                            mem::swap(&mut **taken, &mut queue.items);
-                        }
-                        None
-                    };
-                    (envelope, offer)
-                }
-                None => {
-                    if queue.items.capacity() > KEEP_ROOM {
-                        queue.items = VecDeque::new();
-                    }
-                    queue.keep_waker(cx.waker());
-                    queue.reader_waiting = true;
-                    drop(lane);
-                    // The backlog is read: its buffer goes, until the next one.
-                    *batch = None;
-                    return Poll::Pending;
-                }
+            let Some(envelope) = queue.items.pop_front() else {
+                queue.wait(cx.waker(), waiting);
+                drop(lane);
+                *batch = None;
+                return Poll::Pending;
+            };
+            // Room made in a bounded queue: the first offer in line takes it.
+            let offer = if queue.capacity != 0 {
+                queue.first_offer()
+            } else {
+                None
+            };
+            if queue.items.is_empty() {
+                // It took the last one: marked waiting now, it comes back to find the
+                // mark untouched, or cleared by a push.
+                queue.wait(cx.waker(), waiting);
+            } else if queue.capacity == 0 {
+                // A backlog: taken whole. Not marked waiting, so the producers
+                // feeding it do not wake a reader that is busy; it locks again when
+                // the batch is done.
+                let taken = batch.get_or_insert_with(Box::default);
+                mem::swap(&mut **taken, &mut queue.items);
             }
+            (envelope, offer)
         };
         if let Some(offer) = offer {
             offer.wake();
@@ -263,7 +275,13 @@ impl<P: Message> UserLane<P> {
     /// One look by an `offer` holding `ticket` (none on its first look): queue the
     /// message if there is room, or wait in line. A promise takes or refuses its
     /// answer at once.
-    pub(crate) fn offer(&self, message: P, ticket: Option<u64>, waker: &Waker) -> Offered<P> {
+    pub(crate) fn offer(
+        &self,
+        message: P,
+        ticket: Option<u64>,
+        waker: &Waker,
+        waiting: &AtomicBool,
+    ) -> Offered<P> {
         let woken = {
             let mut lane = self.lock();
             let queue = match &mut *lane {
@@ -285,7 +303,7 @@ impl<P: Message> UserLane<P> {
             }
             queue.forget_offer(ticket);
             queue.items.push_back(Envelope::Message(message));
-            queue.wake_reader()
+            queue.wake_reader(waiting)
         };
         if let Some(waker) = woken {
             waker.wake();
@@ -359,13 +377,24 @@ impl<P: Message> Queue<P> {
         self.capacity != 0 && self.items.len() >= self.capacity as usize
     }
 
-    /// The waker to wake the reader with, if it waits.
+    /// The waker to wake the reader with, if it waits; it waits no more.
     #[inline]
-    fn wake_reader(&mut self) -> Option<Waker> {
-        if !mem::take(&mut self.reader_waiting) {
+    fn wake_reader(&mut self, waiting: &AtomicBool) -> Option<Waker> {
+        if !waiting.load(Ordering::Relaxed) {
             return None;
         }
+        waiting.store(false, Ordering::Release);
         self.waker.clone()
+    }
+
+    /// The reader has emptied the queue: keep its waker, mark it waiting, and give
+    /// back a buffer a burst left large.
+    fn wait(&mut self, waker: &Waker, waiting: &AtomicBool) {
+        if self.items.capacity() > KEEP_ROOM {
+            self.items = VecDeque::new();
+        }
+        self.keep_waker(waker);
+        waiting.store(true, Ordering::Release);
     }
 
     fn keep_waker(&mut self, waker: &Waker) {

@@ -371,7 +371,11 @@ impl<P: Message> CellState<P> {
                     return self.park();
                 };
                 // Leaves the task's waker in the mailbox when it comes back empty.
-                if let Poll::Ready(envelope) = self.cell.user.poll_next(cx, &mut self.batch) {
+                if let Poll::Ready(envelope) = self.cell.user.poll_next(
+                    cx,
+                    &mut self.batch,
+                    self.cell.core.lane().reader_waiting(),
+                ) {
                     budget.made_progress();
                     return Poll::Ready(Ok(envelope));
                 }
