@@ -85,6 +85,15 @@ pub enum AskError {
         /// The deadline.
         after: Duration,
     },
+    /// The target is a message adapter: it translates what it is told for its owner
+    /// and answers nothing itself. Ask the owner instead.
+    #[error(
+        "{target} is a message adapter and cannot be asked: it only passes messages on to its owner; ask the owner instead"
+    )]
+    Adapter {
+        /// The adapter asked.
+        target: ActorPath,
+    },
     /// The target stopped before it answered.
     #[error("{target} stopped before it answered")]
     TargetTerminated {
@@ -134,7 +143,7 @@ impl<R: Message> Ask<R> {
     /// target is gone.
     fn dropped(&self) -> AskError {
         let target = self.target.path().clone();
-        if self.target.core().is_stopping() {
+        if self.target.is_stopping() {
             AskError::TargetTerminated { target }
         } else {
             AskError::Unanswered { target }
@@ -167,14 +176,14 @@ impl<R: Message> Ask<R> {
         sleep.as_mut().reset(start + timeout);
         let target = &self.target;
         let target_ended = async {
-            let Some(end) = target.core().lane().end_notice() else {
+            let Some(end) = target.end_notice() else {
                 return;
             };
             let notified = end.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             // An end between taking the notice and enabling it would not wake us.
-            if target.core().lane().is_closed() {
+            if target.has_ended() {
                 return;
             }
             notified.await;
@@ -224,8 +233,11 @@ impl<R: Message> Future for AskFuture<R> {
         let this = self.get_mut();
         if let Waiting::Quick { ask, yielded } = &mut this.state {
             if ask.refused {
-                return Poll::Ready(Err(AskError::TargetTerminated {
-                    target: ask.target.path().clone(),
+                let target = ask.target.path().clone();
+                return Poll::Ready(Err(if ask.target.is_watchable() {
+                    AskError::TargetTerminated { target }
+                } else {
+                    AskError::Adapter { target }
                 }));
             }
             match Pin::new(&mut ask.answer).poll(cx) {
@@ -292,6 +304,9 @@ impl<P: Message> ActorRef<P> {
         P: Answers<M>,
     {
         let (reply_to, mut ask) = self.prepare_ask();
+        if ask.refused {
+            return ask;
+        }
         ask.refused = !self.try_deliver(P::wrap_with(request, ReplyTo::to(reply_to)));
         ask
     }
@@ -330,6 +345,9 @@ impl<P: Message> ActorRef<P> {
         F: FnOnce(ActorRef<R>) -> M,
     {
         let (reply_to, mut ask) = self.prepare_ask();
+        if ask.refused {
+            return ask;
+        }
         ask.refused = !self.try_deliver(P::wrap(build(reply_to)));
         ask
     }
@@ -337,11 +355,13 @@ impl<P: Message> ActorRef<P> {
     /// A promise for the answer, and the ask that awaits it.
     fn prepare_ask<R: Message>(&self) -> (ActorRef<R>, Ask<R>) {
         let target = self.erase();
-        let (promise, answer) = promise(target.core().system());
+        let (promise, answer) = promise(target.system());
+        // An adapter is not asked: the ask fails at once (see `Ask::refusal`).
+        let refused = !target.is_watchable();
         let ask = Ask {
             answer,
             target,
-            refused: false,
+            refused,
             timeout: Ask::<R>::DEFAULT_TIMEOUT,
         };
         (ActorRef::local(promise), ask)

@@ -131,7 +131,7 @@ pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
 pub use crate::error::{
-    InvalidName, InvalidNameReason, NotAChild, NotTopLevel, SpawnError, SystemError,
+    InvalidName, InvalidNameReason, NotAChild, NotTopLevel, NotWatchable, SpawnError, SystemError,
 };
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{

@@ -2,14 +2,17 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::Arc;
 
+use crate::actor::adapter::{self, Adapters};
 use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef};
 use crate::behavior::IntoBehavior;
-use crate::error::{NotAChild, SpawnError};
+use crate::error::{NotAChild, NotWatchable, SpawnError};
+use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
-use crate::message::{Message, Protocol};
+use crate::message::{Accepts, Message, Protocol};
 use crate::system::ActorSystem;
 use crate::timer::TimerScheduler;
 
@@ -38,6 +41,8 @@ struct Extra<P: Message> {
     effects: Effects,
     /// The cell's timers, once one was asked for.
     timers: Option<TimerScheduler<P>>,
+    /// The translations of the actor's message adapters, by foreign type.
+    adapters: Adapters,
 }
 
 impl<P: Message> Default for Extra<P> {
@@ -46,6 +51,7 @@ impl<P: Message> Default for Extra<P> {
             watching: HashSet::new(),
             effects: Effects::Live,
             timers: None,
+            adapters: Adapters::default(),
         }
     }
 }
@@ -285,16 +291,120 @@ impl<P: Message> ActorContext<P> {
     /// A watcher whose signal handler leaves `Terminated` unhandled fails with
     /// [`DeathPact`](crate::DeathPact), as in Akka: by default that stops it, and a
     /// supervision clause `on_failure::<DeathPact>(...)` can decide otherwise.
+    ///
+    /// A message adapter cannot be watched (it stops with its owner): the watch is
+    /// refused and logged; [`try_watch`](Self::try_watch) returns the refusal.
     pub fn watch<Q: Message>(&mut self, target: &ActorRef<Q>) {
-        self.watch_any(target.erase());
+        if let Err(refused) = self.try_watch(target) {
+            tracing::error!(error = %refused, "watch refused");
+        }
+    }
+
+    /// [`watch`](Self::watch), saying whether the watch was kept.
+    ///
+    /// # Errors
+    ///
+    /// [`NotWatchable`] for a message adapter: watch its owner instead.
+    pub fn try_watch<Q: Message>(&mut self, target: &ActorRef<Q>) -> Result<(), NotWatchable> {
+        let target = target.erase();
+        if let Some(owner) = target.owner() {
+            return Err(NotWatchable {
+                target: target.path().clone(),
+                owner: owner.path().clone(),
+            });
+        }
+        self.watch_any(target);
+        Ok(())
     }
 
     pub(crate) fn watch_any(&mut self, target: AnyActorRef) {
         let me = self.self_ref.erase();
-        if target == me || !self.extra().watching.insert(target.clone()) {
+        if target == me || !target.is_watchable() || !self.extra().watching.insert(target.clone()) {
             return;
         }
         self.effects().watch(&me, &target);
+    }
+
+    /// A ref of the foreign protocol `F` whose messages reach this actor translated
+    /// by `translate`, inside this actor, on its user lane, in order with its other
+    /// messages: hand it to a service that speaks `F` (as the reply ref of a request,
+    /// for example) without widening this actor's protocol (S28).
+    ///
+    /// A panic in `translate` is this actor's failure, under its supervision. The
+    /// adapter stops with this actor: a message told to it after that is a dead
+    /// letter naming the adapter. Registering another adapter for the same `F`
+    /// replaces the translation for every adapter of `F` this actor handed out. An
+    /// adapter cannot be watched (see [`try_watch`](Self::try_watch)) nor asked
+    /// ([`AskError::Adapter`](crate::AskError::Adapter)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// #[message]
+    /// pub struct Token(pub String);
+    ///
+    /// #[message]
+    /// pub enum Session {
+    ///     Authenticated(String),
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let system = ActorSystem::new("adapters")?;
+    /// let (seen, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    /// let (adapter_tx, mut adapter_rx) = tokio::sync::mpsc::unbounded_channel();
+    /// let _session = system.spawn(
+    ///     Behaviors::setup(move |ctx| {
+    ///         let tokens: ActorRef<Token> =
+    ///             ctx.message_adapter(|Token(value)| Session::Authenticated(value));
+    ///         let _ = adapter_tx.send(tokens);
+    ///         let seen = seen.clone();
+    ///         Behaviors::receive_message(move |Session::Authenticated(token)| {
+    ///             let _ = seen.send(token);
+    ///         })
+    ///     }),
+    ///     "session",
+    /// )?;
+    /// let tokens = adapter_rx.recv().await.ok_or("no adapter")?;
+    /// tokens.tell(Token("t-42".into()));
+    /// assert_eq!(rx.recv().await.as_deref(), Some("t-42"));
+    /// system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn message_adapter<F, M, T>(&mut self, translate: T) -> ActorRef<F>
+    where
+        F: Message,
+        M: Message,
+        P: Accepts<M>,
+        T: Fn(F) -> M + Send + Sync + 'static,
+    {
+        self.try_message_adapter(move |foreign| {
+            Ok::<_, std::convert::Infallible>(translate(foreign))
+        })
+    }
+
+    /// [`message_adapter`](Self::message_adapter) with a translation that can fail:
+    /// its error is this actor's failure, under its supervision.
+    pub fn try_message_adapter<F, M, E, T>(&mut self, translate: T) -> ActorRef<F>
+    where
+        F: Message,
+        M: Message,
+        P: Accepts<M>,
+        E: std::error::Error + Send + Sync + 'static,
+        T: Fn(F) -> Result<M, E> + Send + Sync + 'static,
+    {
+        let translate: Arc<dyn Fn(F) -> Result<P, Failure> + Send + Sync> =
+            Arc::new(move |foreign| translate(foreign).map(P::wrap).map_err(Failure::new));
+        self.extra().adapters.register::<F, P>(translate);
+        adapter::adapter(self.self_ref.own_cell())
+    }
+
+    /// The translations of this actor's message adapters, if it registered any.
+    pub(crate) fn adapters(&self) -> Option<&Adapters> {
+        self.extra.as_ref().map(|extra| &extra.adapters)
     }
 
     /// Stop watching `target`: no `Terminated` for it arrives after this call, even

@@ -113,8 +113,8 @@ impl Children {
             .map(|entry| {
                 entry
                     .child
-                    .core()
-                    .is_abandoned()
+                    .local()
+                    .is_some_and(CellCore::is_abandoned)
                     .then(|| entry.child.clone())
             })
             .collect()
@@ -226,6 +226,13 @@ impl CellCore {
         Self::with_lane(None, uid, system, Parent::System, lane)
     }
 
+    /// The core of a message adapter at `path`: it takes no system messages (its
+    /// lane is closed from the start); its end is its owner's.
+    pub(crate) fn adapter(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {
+        let lane = SystemLane::closed(0);
+        Self::with_lane(Some(path), uid, system, Parent::System, lane)
+    }
+
     fn with_lane(
         path: Option<ActorPath>,
         uid: u64,
@@ -322,8 +329,11 @@ impl CellCore {
         // The lock is released before looking below, so it is never held with a
         // descendant's.
         let abandoned = self.children().all_abandoned();
-        abandoned
-            .is_some_and(|children| children.iter().all(|child| child.core().children_settled()))
+        abandoned.is_some_and(|children| {
+            children
+                .iter()
+                .all(|child| child.local().is_none_or(CellCore::children_settled))
+        })
     }
 
     /// Mark that the actor waits for its children to end (or no longer does).

@@ -8,6 +8,7 @@
 //! [`AnyActorRef`] is the same identity with the protocol erased: what
 //! [`Terminated`](crate::Terminated) carries, and what a watch is about.
 
+pub(crate) mod adapter;
 mod cell;
 pub(crate) mod context;
 mod core;
@@ -21,9 +22,12 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use tokio::sync::Notify;
+
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Envelope, Sent, SystemMessage, UserLane};
 use crate::message::{Accepts, Message};
+use crate::system::SystemShared;
 
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::path::{ActorPath, Address};
@@ -44,12 +48,50 @@ pub(crate) struct LocalCell<P: Message> {
     pub(crate) user: UserLane<P>,
 }
 
-/// What every cell can do whatever its protocol: the untyped half.
+/// What every target of a ref can do, whatever its protocol and wherever it runs:
+/// the untyped half of a ref, as a set of capabilities. A local actor, an ask's
+/// promise and a message adapter are cells of this process (they also hand out their
+/// [`CellCore`] for the tree's bookkeeping); a remote actor will be one more
+/// implementation, with no local core.
 pub(crate) trait AnyCell: Send + Sync + 'static {
-    fn core(&self) -> &CellCore;
+    /// Its path.
+    fn path(&self) -> &ActorPath;
 
-    /// Wake the cell's task if it waits (its waker is kept in its mailbox).
+    /// Its incarnation uid.
+    fn uid(&self) -> u64;
+
+    /// The system it was made in.
+    fn system(&self) -> &Arc<SystemShared>;
+
+    /// Put a message on its system lane, and wake it; hands the message back if the
+    /// target has stopped or takes no system messages.
+    fn send_system(&self, message: SystemMessage) -> Result<(), SystemMessage>;
+
+    /// Ask it to stop; nothing happens if it has stopped already.
+    fn request_stop(&self);
+
+    /// Whether it has begun to stop (or has stopped, or never ran: a promise).
+    fn is_stopping(&self) -> bool;
+
+    /// Whether it has ended.
+    fn has_ended(&self) -> bool;
+
+    /// Something to wait on for its end; `None` if it has ended already. After waiting
+    /// has begun (`Notified::enable`), check [`has_ended`](Self::has_ended) once more.
+    fn end_notice(&self) -> Option<Arc<Notify>>;
+
+    /// Wake its task if it waits (its waker is kept in its mailbox).
     fn wake(&self);
+
+    /// Whether a watch of it can be kept: not for a message adapter.
+    fn watchable(&self) -> bool;
+
+    /// For a message adapter, the actor it belongs to.
+    fn owner(&self) -> Option<AnyActorRef>;
+
+    /// The cell's shared core, for the tree's bookkeeping (parents and children,
+    /// shutdown): a target of this process only.
+    fn local(&self) -> Option<&CellCore>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -94,6 +136,13 @@ impl<P: Message> LocalCell<P> {
             // A tick of a timer whose actor has stopped: the timer is gone with it;
             // work for an actor that has stopped has nothing to run in.
             Sent::Refused(Envelope::Tick(_) | Envelope::Run(_)) => false,
+            // What an adapter passed on to an owner that has stopped: a dead letter
+            // naming the adapter.
+            Sent::Refused(Envelope::Adapted(adapted)) => {
+                adapted.dead_letter(DeadLetterReason::RecipientStopped);
+                false
+            }
+            Sent::DeadLettered => false,
             Sent::Unwanted(answer, reason) => {
                 system.dead_letter(answer, path, reason);
                 false
@@ -103,12 +152,64 @@ impl<P: Message> LocalCell<P> {
 }
 
 impl<P: Message> AnyCell for LocalCell<P> {
-    fn core(&self) -> &CellCore {
-        &self.core
+    fn path(&self) -> &ActorPath {
+        self.core.path()
+    }
+
+    fn uid(&self) -> u64 {
+        self.core.uid()
+    }
+
+    fn system(&self) -> &Arc<SystemShared> {
+        self.core.system()
+    }
+
+    fn send_system(&self, message: SystemMessage) -> Result<(), SystemMessage> {
+        self.core.lane().push(message)?;
+        self.user.wake();
+        Ok(())
+    }
+
+    fn request_stop(&self) {
+        self.core.lane().request_stop();
+        self.user.wake();
+    }
+
+    fn is_stopping(&self) -> bool {
+        match self.user.adapter_owner() {
+            Some(owner) => owner.is_stopping(),
+            None => self.core.is_stopping(),
+        }
+    }
+
+    fn has_ended(&self) -> bool {
+        match self.user.adapter_owner() {
+            Some(owner) => owner.has_ended(),
+            None => self.core.lane().is_closed(),
+        }
+    }
+
+    fn end_notice(&self) -> Option<Arc<Notify>> {
+        match self.user.adapter_owner() {
+            Some(owner) => owner.end_notice(),
+            None => self.core.lane().end_notice(),
+        }
     }
 
     fn wake(&self) {
         self.user.wake();
+    }
+
+    fn watchable(&self) -> bool {
+        !self.user.is_adapter()
+    }
+
+    fn owner(&self) -> Option<AnyActorRef> {
+        self.user.adapter_owner()
+    }
+
+    fn local(&self) -> Option<&CellCore> {
+        Some(&self.core)
     }
 }
 
@@ -210,6 +311,13 @@ impl<P: Message> ActorRef<P> {
         }
     }
 
+    /// The cell of an actor's own ref, which is always one of this process.
+    pub(crate) fn own_cell(&self) -> &Arc<LocalCell<P>> {
+        match &self.target {
+            Target::Local(cell) => cell,
+        }
+    }
+
     /// The cell behind a local ref.
     pub(crate) fn local_cell(&self) -> Option<&Arc<LocalCell<P>>> {
         match &self.target {
@@ -306,29 +414,57 @@ impl AnyActorRef {
 
     /// The actor's path.
     pub fn path(&self) -> &ActorPath {
-        self.cell.core().path()
+        self.cell.path()
     }
 
     /// The actor's incarnation uid.
     pub fn uid(&self) -> u64 {
-        self.cell.core().uid()
+        self.cell.uid()
     }
 
-    pub(crate) fn core(&self) -> &CellCore {
-        self.cell.core()
+    /// The cell's core, for a target of this process (see [`AnyCell::local`]).
+    pub(crate) fn local(&self) -> Option<&CellCore> {
+        self.cell.local()
+    }
+
+    /// The system the target was made in.
+    pub(crate) fn system(&self) -> &Arc<SystemShared> {
+        self.cell.system()
     }
 
     /// Put a message on the actor's system lane; hands it back if the actor stopped.
     pub(crate) fn send_system(&self, message: SystemMessage) -> Result<(), SystemMessage> {
-        self.cell.core().lane().push(message)?;
-        self.cell.wake();
-        Ok(())
+        self.cell.send_system(message)
     }
 
     /// Ask the actor to stop; nothing happens if it has stopped already.
     pub(crate) fn request_stop(&self) {
-        self.cell.core().lane().request_stop();
-        self.cell.wake();
+        self.cell.request_stop();
+    }
+
+    /// Whether the target has begun to stop.
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.cell.is_stopping()
+    }
+
+    /// Whether the target has ended.
+    pub(crate) fn has_ended(&self) -> bool {
+        self.cell.has_ended()
+    }
+
+    /// Something to wait on for the target's end (see [`AnyCell::end_notice`]).
+    pub(crate) fn end_notice(&self) -> Option<Arc<Notify>> {
+        self.cell.end_notice()
+    }
+
+    /// Whether a watch of the target can be kept (not for a message adapter).
+    pub(crate) fn is_watchable(&self) -> bool {
+        self.cell.watchable()
+    }
+
+    /// For a message adapter, the actor it belongs to.
+    pub(crate) fn owner(&self) -> Option<AnyActorRef> {
+        self.cell.owner()
     }
 
     /// Wake the actor's task if it waits.

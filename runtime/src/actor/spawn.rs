@@ -39,7 +39,12 @@ pub(crate) fn spawn_child<Q: Message>(
     mailbox: MailboxConfig,
     effects: &Effects,
 ) -> Result<ActorRef<Q>, SpawnError> {
-    let parent_core = parent.core();
+    // A parent is an actor of this process; a ref to anything else has no children.
+    let Some(parent_core) = parent.local() else {
+        return Err(SpawnError::ParentStopping {
+            parent: parent.path().clone(),
+        });
+    };
     let system = parent_core.system();
     let uid = system.next_uid();
     let generated;

@@ -10,6 +10,9 @@
 //!   outranks the user lane.
 //! - [`config`]: [`MailboxConfig`], [`OverflowStrategy`] and their errors.
 //! - [`offer`]: [`Offer`], the send that waits for room.
+//!
+//! A message adapter's lane is a third kind of user lane: it queues nothing, and
+//! hands each message to the adapter's owner as an [`Envelope::Adapted`].
 
 mod config;
 mod offer;
@@ -21,7 +24,7 @@ pub use self::offer::Offer;
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };
-pub(crate) use self::user::{AnswerSlot, Batch, Offered, Sent, UserLane};
+pub(crate) use self::user::{AdapterSlot, AnswerSlot, Batch, Forward, Offered, Sent, UserLane};
 
 use crate::actor::context::ActorContext;
 use crate::failure::Failure;
@@ -34,6 +37,21 @@ pub(crate) enum Envelope<P: Message> {
     Message(P),
     Tick(u64),
     Run(Box<RunFn<P>>),
+    /// A message of another protocol, told to one of the actor's message adapters:
+    /// translated inside the actor, in order with its messages.
+    Adapted(Box<dyn AdaptedMessage<P>>),
+}
+
+/// A message that came through a message adapter, on its way into the actor that owns
+/// the adapter (see `actor::adapter`).
+pub(crate) trait AdaptedMessage<P: Message>: Send {
+    /// Translate it inside the owner, with the adapter's current function: the
+    /// message to handle, nothing (no adapter for its type: it is dead-lettered), or
+    /// the owner's failure.
+    fn adapt(self: Box<Self>, ctx: &mut ActorContext<P>) -> Result<Option<P>, Failure>;
+
+    /// It went nowhere: a dead letter naming the adapter it was told to.
+    fn dead_letter(self: Box<Self>, reason: crate::events::DeadLetterReason);
 }
 
 /// Work run inside the actor, on its user lane (see `ActorRef::run_in`): what it

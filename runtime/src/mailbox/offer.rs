@@ -152,6 +152,10 @@ impl<P: Message> Future for Offer<P> {
                 this.ticket = Some(ticket);
                 Poll::Pending
             }
+            Offered::Gone => {
+                this.ticket = None;
+                Poll::Ready(false)
+            }
             Offered::Refused(message, reason) => {
                 this.ticket = None;
                 this.dead_letter(message, reason);

@@ -51,6 +51,28 @@ pub(crate) struct UserLane<P: Message> {
 enum Lane<P: Message> {
     Actor(Queue<P>),
     Answer(AnswerSlot<P>),
+    Adapter(AdapterSlot<P>),
+}
+
+/// A message adapter's lane: what is told to it goes on to its owner.
+pub(crate) struct AdapterSlot<F: Message> {
+    forward: Box<dyn Forward<F>>,
+}
+
+/// How an adapter reaches its owner (whose protocol its own type does not name).
+pub(crate) trait Forward<F: Message>: Send + Sync + 'static {
+    /// Hand `message` to the owner, to be translated there. `false` if the owner has
+    /// stopped: the message is then a dead letter naming the adapter.
+    fn forward(&self, message: F) -> bool;
+
+    /// The owner.
+    fn owner(&self) -> crate::actor::AnyActorRef;
+}
+
+impl<F: Message> AdapterSlot<F> {
+    pub(crate) fn new(forward: Box<dyn Forward<F>>) -> Self {
+        Self { forward }
+    }
 }
 
 struct Queue<P: Message> {
@@ -88,6 +110,8 @@ pub(crate) enum Sent<P: Message> {
     Refused(Envelope<P>),
     /// An answer nobody takes any more: it comes back, with why.
     Unwanted(P, DeadLetterReason),
+    /// Passed on by an adapter to an owner that had stopped: dead-lettered already.
+    DeadLettered,
 }
 
 /// What one look by an `offer` found.
@@ -97,6 +121,8 @@ pub(crate) enum Offered<P: Message> {
     Waiting(P, u64),
     /// The actor has stopped, or (for a promise) nobody takes the answer.
     Refused(P, DeadLetterReason),
+    /// Not accepted, and dead-lettered already (an adapter whose owner stopped).
+    Gone,
 }
 
 impl<P: Message> UserLane<P> {
@@ -116,6 +142,24 @@ impl<P: Message> UserLane<P> {
     /// The lane of an ask's promise.
     pub(crate) fn answer(slot: AnswerSlot<P>) -> Self {
         Self::from(Lane::Answer(slot))
+    }
+
+    /// The lane of a message adapter.
+    pub(crate) fn adapter(slot: AdapterSlot<P>) -> Self {
+        Self::from(Lane::Adapter(slot))
+    }
+
+    /// Whether this is a message adapter's lane.
+    pub(crate) fn is_adapter(&self) -> bool {
+        matches!(*self.lock(), Lane::Adapter(_))
+    }
+
+    /// The owner, for a message adapter's lane.
+    pub(crate) fn adapter_owner(&self) -> Option<crate::actor::AnyActorRef> {
+        match &*self.lock() {
+            Lane::Adapter(slot) => Some(slot.forward.owner()),
+            _ => None,
+        }
     }
 
     fn from(lane: Lane<P>) -> Self {
@@ -141,6 +185,7 @@ impl<P: Message> UserLane<P> {
             let queue = match &mut *lane {
                 Lane::Actor(queue) => queue,
                 Lane::Answer(slot) => return slot.send(envelope),
+                Lane::Adapter(slot) => return slot.send(envelope),
             };
             if queue.closed {
                 return Sent::Refused(envelope);
@@ -265,7 +310,7 @@ impl<P: Message> UserLane<P> {
     pub(crate) fn wake(&self) {
         let waker = match &*self.lock() {
             Lane::Actor(queue) => queue.waker.clone(),
-            Lane::Answer(_) => None,
+            Lane::Answer(_) | Lane::Adapter(_) => None,
         };
         if let Some(waker) = waker {
             waker.wake();
@@ -290,6 +335,13 @@ impl<P: Message> UserLane<P> {
                     return match slot.answer(message) {
                         Ok(()) => Offered::Accepted,
                         Err((answer, reason)) => Offered::Refused(answer, reason),
+                    };
+                }
+                // The owner's mailbox takes what an adapter hands it whatever its bound.
+                Lane::Adapter(slot) => {
+                    return match slot.send(Envelope::Message(message)) {
+                        Sent::Queued => Offered::Accepted,
+                        _ => Offered::Gone,
                     };
                 }
             };
@@ -366,7 +418,7 @@ impl<P: Message> UserLane<P> {
                 queue.overflow_reported = false;
                 queue.capacity as usize
             }
-            Lane::Answer(_) => 0,
+            Lane::Answer(_) | Lane::Adapter(_) => 0,
         }
     }
 }
@@ -500,6 +552,21 @@ impl<P: Message> AnswerSlot<P> {
                 Ok(()) => Sent::Queued,
                 Err((answer, reason)) => Sent::Unwanted(answer, reason),
             },
+            other => Sent::Refused(other),
+        }
+    }
+}
+
+impl<F: Message> AdapterSlot<F> {
+    fn send(&self, envelope: Envelope<F>) -> Sent<F> {
+        match envelope {
+            Envelope::Message(message) => {
+                if self.forward.forward(message) {
+                    Sent::Queued
+                } else {
+                    Sent::DeadLettered
+                }
+            }
             other => Sent::Refused(other),
         }
     }

@@ -453,7 +453,9 @@ impl ActorSystem {
             target: actor.path().clone(),
             system: self.name().to_owned(),
         };
-        let core = actor.core();
+        let Some(core) = actor.local() else {
+            return Err(refused());
+        };
         let ours = Arc::ptr_eq(core.system(), &self.shared);
         // Its parent is `/user`: named "user", one level below the root.
         let top_level = matches!(core.parent(), Parent::Cell(parent)

@@ -119,15 +119,20 @@ const PAST_DEADLINE_ROUND: Duration = Duration::from_millis(20);
 /// task is cancelled, its parent stops waiting for it, and its children, which it may
 /// never have told, are told to stop. Returns how many were given up on this time.
 fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
-    let entries: Vec<(AnyActorRef, Option<AbortHandle>)> = root
-        .core()
+    // The tree is made of actors of this process: each has a local core.
+    let Some(root_core) = root.local() else {
+        return 0;
+    };
+    let entries: Vec<(AnyActorRef, Option<AbortHandle>)> = root_core
         .children()
         .entries()
         .map(|entry| (entry.child.clone(), entry.abort.clone()))
         .collect();
     let mut count = 0;
     for (child, abort) in entries {
-        let core = child.core();
+        let Some(core) = child.local() else {
+            continue;
+        };
         if !core.is_abandoned() && !core.lane().is_closed() && core.is_busy() {
             core.set_abandoned();
             cancelled.push(Cancelled {
@@ -151,7 +156,10 @@ fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
 /// Cancel every task below `root`, deepest first, empty the child tables, and list
 /// the actors cancelled.
 fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
-    let entries = root.core().children().drain();
+    let Some(root_core) = root.local() else {
+        return;
+    };
+    let entries = root_core.children().drain();
     for entry in entries {
         cancel_tree(&entry.child, cancelled);
         match &entry.abort {
@@ -161,10 +169,12 @@ fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
                 entry.child.request_stop();
             }
         }
-        if !entry.child.core().is_abandoned() {
+        if let Some(core) = entry.child.local()
+            && !core.is_abandoned()
+        {
             cancelled.push(Cancelled {
                 path: entry.child.path().clone(),
-                in_handler: entry.child.core().is_busy(),
+                in_handler: core.is_busy(),
             });
         }
     }

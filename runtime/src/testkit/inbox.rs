@@ -72,17 +72,17 @@ impl<M: Message> TestInbox<M> {
 
     /// The oldest message not read yet.
     pub fn receive_message(&mut self) -> Option<M> {
-        self.mailbox.next()
+        self.mailbox.next_queued()
     }
 
     /// Every message not read yet, oldest first.
     pub fn messages(&mut self) -> Vec<M> {
-        std::iter::from_fn(|| self.mailbox.next()).collect()
+        std::iter::from_fn(|| self.mailbox.next_queued()).collect()
     }
 
     /// Whether a message is waiting. Looking does not read it.
     pub fn has_messages(&mut self) -> bool {
-        match self.mailbox.next() {
+        match self.mailbox.next_queued() {
             Some(message) => {
                 self.mailbox.put_front(message);
                 true
@@ -100,7 +100,7 @@ impl<M: Message> TestInbox<M> {
     where
         M: PartialEq + fmt::Debug,
     {
-        match self.mailbox.next() {
+        match self.mailbox.next_queued() {
             Some(message) if message == expected => {}
             Some(other) => panic!(
                 "{}: expected {expected:?}, but the next message was {other:?}",

@@ -259,7 +259,9 @@ impl<P: Message> BehaviorTestKit<P> {
     pub fn run_queued(&mut self) -> Result<usize, Failure> {
         let mut ran = 0;
         while self.alive {
-            let Some(message) = self.mailbox.next() else {
+            // What came through a message adapter is translated here, as a running
+            // actor translates it on its user lane.
+            let Some(message) = self.mailbox.next(&mut self.ctx)? else {
                 break;
             };
             let outcome = match self.dispatch(message) {
@@ -274,7 +276,7 @@ impl<P: Message> BehaviorTestKit<P> {
 
     /// The messages waiting for the behavior, taken without running them.
     pub fn take_queued(&mut self) -> Vec<P> {
-        std::iter::from_fn(|| self.mailbox.next()).collect()
+        std::iter::from_fn(|| self.mailbox.next_queued()).collect()
     }
 
     /// Hand the behavior a signal, such as `Signal::Terminated(..)`.
@@ -476,12 +478,33 @@ impl<M: Message> DetachedMailbox<M> {
         Self { cell, front: None }
     }
 
-    pub(crate) fn next(&mut self) -> Option<M> {
+    /// The next message, with what came through a message adapter translated by
+    /// `ctx` (a failed translation is the behavior's failure). A detached cell runs
+    /// no timers: ticks and queued work are passed over.
+    pub(crate) fn next(&mut self, ctx: &mut ActorContext<M>) -> Result<Option<M>, Failure> {
+        if let Some(message) = self.front.take() {
+            return Ok(Some(message));
+        }
+        while let Some(envelope) = self.cell.user.try_next() {
+            match envelope {
+                Envelope::Message(message) => return Ok(Some(message)),
+                Envelope::Adapted(adapted) => {
+                    if let Some(message) = adapted.adapt(ctx)? {
+                        return Ok(Some(message));
+                    }
+                }
+                Envelope::Tick(_) | Envelope::Run(_) => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next message as it was queued, without translating anything.
+    pub(crate) fn next_queued(&mut self) -> Option<M> {
         if let Some(message) = self.front.take() {
             return Some(message);
         }
         loop {
-            // A detached cell runs no timers and no queued work: only messages count.
             if let Envelope::Message(message) = self.cell.user.try_next()? {
                 return Some(message);
             }

@@ -24,11 +24,11 @@ use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
-use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
+use crate::actor::{ActorRef, AnyActorRef, CellCore, LocalCell, Parent};
 use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
-use crate::mailbox::{Batch, Envelope, MailboxOverflow, NEVER_RAN, RunFn, SystemMessage};
+use crate::mailbox::{Batch, Envelope, MailboxOverflow, NEVER_RAN, SystemMessage};
 use crate::message::Message;
 use crate::signal::{ChildFailed, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
@@ -325,13 +325,17 @@ impl<P: Message> CellState<P> {
                 None => Taken::Nothing,
             },
             Ok(Envelope::Run(work)) => self.run_work(work),
+            Ok(Envelope::Adapted(adapted)) => self.run_work(move |ctx| adapted.adapt(ctx)),
             Err(slow) => Taken::Slow(slow),
         }
     }
 
     /// Run work queued on the user lane, catching a panic as the actor's failure.
     #[cold]
-    fn run_work(&mut self, work: Box<RunFn<P>>) -> Taken<P> {
+    fn run_work(
+        &mut self,
+        work: impl FnOnce(&mut ActorContext<P>) -> Result<Option<P>, Failure>,
+    ) -> Taken<P> {
         let ctx = &mut self.ctx;
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || work(ctx))) {
             Ok(Ok(Some(message))) => Taken::Message(message),
@@ -651,12 +655,16 @@ impl<P: Message> CellState<P> {
     fn close_user_lane(&mut self) {
         let batch = self.batch.take().map(|batch| *batch).unwrap_or_default();
         for envelope in batch.into_iter().chain(self.cell.user.close()) {
-            if let Envelope::Message(message) = envelope {
-                self.cell.core.system().dead_letter(
+            match envelope {
+                Envelope::Message(message) => self.cell.core.system().dead_letter(
                     message,
                     self.cell.core.path(),
                     DeadLetterReason::RecipientStopped,
-                );
+                ),
+                Envelope::Adapted(adapted) => {
+                    adapted.dead_letter(DeadLetterReason::RecipientStopped)
+                }
+                Envelope::Tick(_) | Envelope::Run(_) => {}
             }
         }
     }
@@ -689,8 +697,9 @@ impl<P: Message> CellState<P> {
         // until its watchers have been told, so its parent cannot end before them.
         if let Parent::Cell(parent) = core.parent()
             && !core.is_anonymous()
+            && let Some(parent) = parent.local()
         {
-            parent.core().children().release_name(&me);
+            parent.children().release_name(&me);
         }
         for message in core.lane().close() {
             if let SystemMessage::Watch(watcher) = message {
@@ -715,8 +724,10 @@ impl<P: Message> CellState<P> {
             Parent::Cell(parent) => {
                 // One the deadline gave up on stays listed while children of its own
                 // are still stopping: its parent waits for them.
-                if !core.is_abandoned() || core.children().is_empty() {
-                    parent.core().children().remove(&me);
+                if (!core.is_abandoned() || core.children().is_empty())
+                    && let Some(parent) = parent.local()
+                {
+                    parent.children().remove(&me);
                 }
                 match escalate {
                     Some(failure) => {
@@ -730,7 +741,7 @@ impl<P: Message> CellState<P> {
                     // A parent that waits for its children is woken to look again; one
                     // that does not has nothing to do.
                     None => {
-                        if parent.core().child_ended() {
+                        if parent.local().is_some_and(CellCore::child_ended) {
                             parent.wake();
                         }
                     }
@@ -761,13 +772,16 @@ impl<P: Message> Drop for CellState<P> {
 /// When `parent` was abandoned at the shutdown deadline, it reads nothing any more:
 /// wake its nearest ancestor that still waits, which may now be settled.
 fn wake_waiting_ancestor(parent: &AnyActorRef) {
+    // Parents are actors of this process: each has a local core.
     let mut above = parent.clone();
-    while above.core().is_abandoned() {
-        let Parent::Cell(next) = above.core().parent() else {
+    while let Some(core) = above.local()
+        && core.is_abandoned()
+    {
+        let Parent::Cell(next) = core.parent() else {
             return;
         };
         let next = next.clone();
-        if !next.core().is_abandoned() {
+        if next.local().is_some_and(|core| !core.is_abandoned()) {
             next.wake();
             return;
         }
