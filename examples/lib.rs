@@ -44,6 +44,9 @@ pub mod rate_limiter;
 #[path = "worker_pool.rs"]
 pub mod worker_pool;
 
+#[path = "adapters.rs"]
+pub mod adapters;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -66,4 +69,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("ask_timeout", || Box::pin(ask_timeout::run())),
     ("rate_limiter", || Box::pin(rate_limiter::run())),
     ("worker_pool", || Box::pin(worker_pool::run())),
+    ("adapters", || Box::pin(adapters::run())),
 ];

@@ -231,6 +231,27 @@ fn worker_pool_rotates_waits_and_carries_on_without_the_poisoned_worker() {
     );
 }
 
+// S28: the service answers in its own protocol through the portfolio's adapter; a
+// price that cannot be read fails the portfolio (not the service), whose supervision
+// restarts it, and the new incarnation's adapter works as the first did.
+#[test]
+fn adapters_translate_inside_the_owner_and_fail_under_its_supervision() {
+    check(
+        "adapters",
+        lines_of(tapio_examples::adapters::run),
+        &[
+            "portfolio: ready (incarnation 1)",
+            "prices: quoting ACME",
+            "portfolio: ACME is worth 1250 cents",
+            "prices: quoting JUNK",
+            "portfolio: cannot read the price of JUNK (\"n/a\"), failing",
+            "portfolio: ready (incarnation 2)",
+            "prices: quoting ACME",
+            "portfolio: ACME is worth 1250 cents",
+        ],
+    );
+}
+
 // The tour leaves no example out: every `[[example]]` target but the tour itself.
 #[test]
 fn the_tour_knows_every_example() {
