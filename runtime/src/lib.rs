@@ -56,7 +56,8 @@
 //! - [`Behaviors`]: `receive`, `receive_message` (and their `_async` forms),
 //!   `setup`, `setup_once`, `same`, `stopped`, `unhandled`, `supervise`; [`Actor`] and `#[actor]`
 //!   for actors with fields.
-//! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers.
+//! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers,
+//!   and message adapters ([`ActorContext::message_adapter`]).
 //! - [`supervision`]: resume, restart with backoff, stop, escalate.
 //! - [`ask`]: [`ActorRef::ask`] and [`ActorRef::ask_with`], typed by the request.
 //! - [`timer`]: single, fixed-delay and fixed-rate timers, keyed and cell-owned.
