@@ -58,6 +58,8 @@
 //!   for actors with fields.
 //! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers,
 //!   and message adapters ([`ActorContext::message_adapter`]).
+//! - [`blocking`]: [`ActorContext::run_blocking`], a blocking call kept off the
+//!   threads that run actors.
 //! - [`supervision`]: resume, restart with backoff, stop, escalate.
 //! - [`ask`]: [`ActorRef::ask`] and [`ActorRef::ask_with`], typed by the request.
 //! - [`timer`]: single, fixed-delay and fixed-rate timers, keyed and cell-owned.
@@ -83,7 +85,9 @@
 //! current-thread): one task per actor. Handlers may be `async` (`async fn` in an
 //! `#[actor]` block, [`Behaviors::receive_async`] for a functional behavior); while
 //! one awaits, its actor takes no other message, but still reads its system lane.
-//! Futures of `async` handlers must be `Send`.
+//! Futures of `async` handlers must be `Send`. A handler must not block its thread,
+//! which other actors share: an `async` handler hands a blocking call to tokio's
+//! blocking pool with [`ActorContext::run_blocking`] and awaits its result.
 //!
 //! ## Cancel safety of handlers
 //!
@@ -111,6 +115,7 @@ extern crate self as tapio;
 mod actor;
 pub mod ask;
 mod behavior;
+pub mod blocking;
 mod error;
 pub mod events;
 mod failure;
@@ -131,6 +136,7 @@ pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
+pub use crate::blocking::{Blocking, BlockingError};
 pub use crate::error::{
     InvalidName, InvalidNameReason, NotAChild, NotTopLevel, NotWatchable, SpawnError, SystemError,
 };

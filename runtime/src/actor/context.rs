@@ -9,6 +9,7 @@ use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef};
 use crate::behavior::IntoBehavior;
+use crate::blocking::{self, Blocking};
 use crate::error::{NotAChild, NotWatchable, SpawnError};
 use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
@@ -125,6 +126,103 @@ impl<P: Message> ActorContext<P> {
         let timers = self.effects().timers(&self.self_ref);
         self.extra().timers = Some(timers.clone());
         timers
+    }
+
+    /// Run `call`, a function that blocks its thread, on tokio's blocking pool, and
+    /// return a future of its result for an `async` handler to await: the actor waits
+    /// for the call, and every other actor keeps running meanwhile (S33).
+    ///
+    /// Made directly in a handler, a blocking call holds the thread the handler runs
+    /// on, and with it every actor waiting for that thread: on a current-thread
+    /// runtime, the whole system. Through `run_blocking` it holds a thread of the
+    /// blocking pool instead, which tokio keeps for this (on current-thread runtimes
+    /// too). The call runs inside the actor's tracing span, so what it logs carries
+    /// the actor's path.
+    ///
+    /// While the handler awaits the call, the actor handles no other message, but a
+    /// stop still interrupts it: the handler's future is dropped where it awaits, the
+    /// actor stops and sees `PostStop`, and the call's result is thrown away when it
+    /// comes (see "Cancel safety of handlers" in the crate docs).
+    ///
+    /// The call starts now, not when the future is first polled. The future borrows
+    /// nothing, so the handler can go on using the context before awaiting it. A
+    /// synchronous handler has nothing to await it with: use an `async` one
+    /// ([`Behaviors::receive_async`](crate::Behaviors::receive_async), or an `async
+    /// fn` in an `#[actor]` block).
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to a [`Failure`](crate::Failure), which `?` in the handler
+    /// turns into the actor's failure, for its supervision to decide on:
+    ///
+    /// - [`Panicked`](crate::Panicked) if `call` panicked, as if the handler had;
+    /// - [`BlockingError::NoRuntime`] if there is no tokio runtime to run it on (a
+    ///   [`BehaviorTestKit`](crate::testkit::BehaviorTestKit) used outside one);
+    /// - [`BlockingError::RuntimeShutDown`] if the runtime shut down before the call
+    ///   ran.
+    ///
+    /// # Cancel safety
+    ///
+    /// A call cannot be stopped from outside: dropping the future lets it run to its
+    /// end and discards its result. A call that never returns keeps its pool thread,
+    /// and holds up dropping the runtime (tokio waits for running blocking calls;
+    /// `Runtime::shutdown_timeout` does not). Give a call that may hang a bound of
+    /// its own, such as a timeout on its socket.
+    ///
+    /// # Examples
+    ///
+    /// A synchronous read in an `async` handler; the reader still answers a stop, and
+    /// other actors keep running, while it waits for the disk:
+    ///
+    /// ```
+    /// use std::path::PathBuf;
+    /// use tapio::prelude::*;
+    /// use tapio::BoxError;
+    ///
+    /// #[message]
+    /// pub struct Read {
+    ///     pub path: PathBuf,
+    ///     pub reply_to: ActorRef<usize>,
+    /// }
+    ///
+    /// fn reader() -> Behavior<Read> {
+    ///     Behaviors::receive_async(async move |ctx, read: Read| -> Result<_, BoxError> {
+    ///         let path = read.path;
+    ///         // `?` twice: once for a panic in the call, once for the read's own error.
+    ///         let text = ctx.run_blocking(move || std::fs::read_to_string(path)).await??;
+    ///         read.reply_to.tell(text.len());
+    ///         Ok(Behaviors::same())
+    ///     })
+    ///     .into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let system = ActorSystem::new("files")?;
+    /// let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    /// let sizes = system.spawn(
+    ///     Behaviors::receive_message(move |n: usize| { let _ = tx.send(n); }),
+    ///     "sizes",
+    /// )?;
+    /// let path = std::env::temp_dir().join("tapio-run-blocking-doc.txt");
+    /// std::fs::write(&path, "twelve bytes")?;
+    /// let reader = system.spawn(reader(), "reader")?;
+    /// reader.tell(Read { path, reply_to: sizes });
+    /// assert_eq!(rx.recv().await, Some(12));
+    /// system.terminate().await;
+    /// # std::fs::remove_file(std::env::temp_dir().join("tapio-run-blocking-doc.txt"))?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`BlockingError::NoRuntime`]: crate::BlockingError::NoRuntime
+    /// [`BlockingError::RuntimeShutDown`]: crate::BlockingError::RuntimeShutDown
+    pub fn run_blocking<F, T>(&self, call: F) -> Blocking<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        blocking::start(self.self_ref.core().system().runtime(), call)
     }
 
     /// The message of a tick of timer `id`, if that timer still runs.
