@@ -47,6 +47,9 @@ pub mod worker_pool;
 #[path = "adapters.rs"]
 pub mod adapters;
 
+#[path = "blocking_calls.rs"]
+pub mod blocking_calls;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -70,4 +73,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("rate_limiter", || Box::pin(rate_limiter::run())),
     ("worker_pool", || Box::pin(worker_pool::run())),
     ("adapters", || Box::pin(adapters::run())),
+    ("blocking_calls", || Box::pin(blocking_calls::run())),
 ];

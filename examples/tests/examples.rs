@@ -252,6 +252,22 @@ fn adapters_translate_inside_the_owner_and_fail_under_its_supervision() {
     );
 }
 
+// S33: the same blocking call, through `run_blocking` and then directly in a handler,
+// on one thread: the heartbeat next door ticks through the first and not the second.
+#[test]
+fn blocking_calls_stall_the_neighbour_only_when_made_in_the_handler() {
+    check(
+        "blocking_calls",
+        lines_of(tapio_examples::blocking_calls::run),
+        &[
+            "run_blocking: the heartbeat ticked 3 times during the call",
+            "run_blocking: the call returned as soon as it had heard 3 beats",
+            "in the handler: the heartbeat ticked 0 times during the call",
+            "in the handler: the call gave up after 500ms, the heartbeat stalled all along",
+        ],
+    );
+}
+
 // The tour leaves no example out: every `[[example]]` target but the tour itself.
 #[test]
 fn the_tour_knows_every_example() {
