@@ -68,7 +68,11 @@ pub struct UnreadablePrice {
 
 impl std::fmt::Display for UnreadablePrice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the quote for {} is not a price: {:?}", self.symbol, self.text)
+        write!(
+            f,
+            "the quote for {} is not a price: {:?}",
+            self.symbol, self.text
+        )
     }
 }
 

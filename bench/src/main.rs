@@ -266,19 +266,41 @@ async fn tell_tapio() -> Duration {
 
 /// A task that sums what comes on its unbounded channel and notifies `done` once it
 /// has seen `until` numbers.
+/// What a raw summer task keeps: the sum, how many it has seen, and when to say so.
+struct RawSums {
+    sum: u64,
+    seen: u64,
+    until: u64,
+    finished: Arc<Notify>,
+}
+
+impl RawSums {
+    fn new(until: u64, finished: Arc<Notify>) -> Self {
+        Self {
+            sum: 0,
+            seen: 0,
+            until,
+            finished,
+        }
+    }
+
+    fn add(&mut self, n: u64) {
+        self.sum = self.sum.wrapping_add(n);
+        self.seen += 1;
+        if self.seen == self.until {
+            std::hint::black_box(self.sum);
+            self.finished.notify_one();
+        }
+    }
+}
+
 fn raw_summer(until: u64, done: &Arc<Notify>) -> mpsc::UnboundedSender<u64> {
     let (tx, mut rx) = mpsc::unbounded_channel::<u64>();
     let finished = done.clone();
     tokio::spawn(async move {
-        let mut sum = 0_u64;
-        let mut seen = 0_u64;
+        let mut sums = RawSums::new(until, finished);
         while let Some(n) = rx.recv().await {
-            sum = sum.wrapping_add(n);
-            seen += 1;
-            if seen == until {
-                std::hint::black_box(sum);
-                finished.notify_one();
-            }
+            sums.add(n);
         }
     });
     tx
@@ -444,15 +466,9 @@ fn raw_bounded_summer(until: u64, done: &Arc<Notify>) -> mpsc::Sender<u64> {
     let (tx, mut rx) = mpsc::channel::<u64>(BOUND);
     let finished = done.clone();
     tokio::spawn(async move {
-        let mut sum = 0_u64;
-        let mut seen = 0_u64;
+        let mut sums = RawSums::new(until, finished);
         while let Some(n) = rx.recv().await {
-            sum = sum.wrapping_add(n);
-            seen += 1;
-            if seen == until {
-                std::hint::black_box(sum);
-                finished.notify_one();
-            }
+            sums.add(n);
         }
     });
     tx

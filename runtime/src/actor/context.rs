@@ -274,15 +274,7 @@ impl<P: Message> ActorContext<P> {
         Q: Message,
         B: IntoBehavior<Q>,
     {
-        let parent = self.self_ref.erase();
-        let name = ChildName::Given(name);
-        spawn::spawn_child(
-            &parent,
-            behavior.into_behavior(),
-            name,
-            mailbox,
-            self.effects(),
-        )
+        self.spawn_child(behavior.into_behavior(), ChildName::Given(name), mailbox)
     }
 
     /// Spawn a child with a name picked for it: `$` followed by letters, digits, `+`
@@ -315,15 +307,17 @@ impl<P: Message> ActorContext<P> {
         Q: Message,
         B: IntoBehavior<Q>,
     {
+        self.spawn_child(behavior.into_behavior(), ChildName::Anonymous, mailbox)
+    }
+
+    fn spawn_child<Q: Message>(
+        &mut self,
+        behavior: crate::Behavior<Q>,
+        name: ChildName<'_>,
+        mailbox: MailboxConfig,
+    ) -> Result<ActorRef<Q>, SpawnError> {
         let parent = self.self_ref.erase();
-        let name = ChildName::Anonymous;
-        spawn::spawn_child(
-            &parent,
-            behavior.into_behavior(),
-            name,
-            mailbox,
-            self.effects(),
-        )
+        spawn::spawn_child(&parent, behavior, name, mailbox, self.effects())
     }
 
     /// Stop a child. It stops its own children first, sees `PostStop`, and then its
