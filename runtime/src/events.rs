@@ -552,6 +552,13 @@ pub enum DeadLetterReason {
     PushedOut,
     /// An [`offer_within`](crate::ActorRef::offer_within) found no room in time.
     OfferTimedOut,
+    /// The recipient tried to stash it into a full stash, and failed with
+    /// [`StashOverflow`](crate::StashOverflow).
+    StashFull,
+    /// The recipient held it in its stash, and the behavior that stashed it was
+    /// replaced (by a restart, or a switch to a behavior that kept no handle on the
+    /// stash) before it was replayed.
+    StashDiscarded,
 }
 
 impl fmt::Display for DeadLetterReason {
@@ -566,6 +573,10 @@ impl fmt::Display for DeadLetterReason {
             Self::PushedOut => "a newer message pushed it out of the recipient's full mailbox",
             Self::OfferTimedOut => {
                 "no room came in the recipient's mailbox before the offer's deadline"
+            }
+            Self::StashFull => "the recipient's stash was full when it tried to stash it",
+            Self::StashDiscarded => {
+                "the recipient held it in its stash and restarted (or dropped the stash) before replaying it"
             }
         })
     }

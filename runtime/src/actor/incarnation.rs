@@ -13,6 +13,7 @@ use crate::actor::AnyActorRef;
 use crate::actor::context::ActorContext;
 use crate::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
 use crate::failure::{CatchPanic, Failure, InvalidBehavior, RestartWithoutFactory};
+use crate::mailbox::Batch;
 use crate::message::Message;
 use crate::signal::{DeathPact, Signal};
 use crate::supervision::Supervise;
@@ -43,11 +44,14 @@ pub(crate) type HandlerFuture<'a, P> =
 
 impl<P: Message> Running<P> {
     /// Start `behavior`: run its setups, report each `supervise` wrapper met on the
-    /// way to `supervised`, and install what it builds.
+    /// way to `supervised`, and install what it builds. A stash replayed on the way
+    /// (a setup that answered with `unstash_all`) goes to `front`, the reader's front
+    /// buffer.
     pub(crate) fn start(
         &mut self,
         ctx: &mut ActorContext<P>,
         behavior: Behavior<P>,
+        front: &mut Batch<P>,
         supervised: &mut dyn FnMut(Arc<Supervise<P>>),
     ) -> Result<Started, Failure> {
         let mut next = behavior;
@@ -75,6 +79,10 @@ impl<P: Message> Running<P> {
                 Kind::Supervise(spec) => {
                     next = spec.inner.clone();
                     supervised(spec);
+                    continue;
+                }
+                Kind::Unstash(unstash) => {
+                    next = unstash.replay(front);
                     continue;
                 }
                 Kind::Actor(factory) => {
@@ -229,16 +237,26 @@ pub(crate) enum NextStep<P: Message> {
 }
 
 impl<P: Message> NextStep<P> {
-    /// What `next`, a handler's answer, asks for.
+    /// What `next`, a handler's answer, asks for. An answer built by
+    /// `StashBuffer::unstash_all` replays the stash into `front`, the reader's front
+    /// buffer (read before the mailbox, so the replay comes before anything queued),
+    /// and then asks for what its inner behavior asks for.
     #[inline]
-    pub(crate) fn of(next: Behavior<P>) -> Self {
-        match next.kind {
-            Kind::Same => NextStep::Same,
-            Kind::Unhandled => NextStep::Unhandled(
-                crate::reply::take_unhandled().unwrap_or(std::any::type_name::<P>()),
-            ),
-            Kind::Stopped => NextStep::Stop,
-            kind => NextStep::Switch(Behavior::from_kind(kind)),
+    pub(crate) fn of(next: Behavior<P>, front: &mut Batch<P>) -> Self {
+        let mut next = next;
+        loop {
+            return match next.kind {
+                Kind::Same => NextStep::Same,
+                Kind::Unhandled => NextStep::Unhandled(
+                    crate::reply::take_unhandled().unwrap_or(std::any::type_name::<P>()),
+                ),
+                Kind::Stopped => NextStep::Stop,
+                Kind::Unstash(unstash) => {
+                    next = unstash.replay(front);
+                    continue;
+                }
+                kind => NextStep::Switch(Behavior::from_kind(kind)),
+            };
         }
     }
 }

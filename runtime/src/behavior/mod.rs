@@ -16,6 +16,7 @@ pub use self::receive::{AsyncHandler, Receive};
 use crate::actor::context::ActorContext;
 use crate::failure::Failure;
 use crate::message::Message;
+use crate::stash::{InvalidStash, StashBuffer, Unstash};
 use crate::supervision::Supervise;
 
 /// What an actor does with its next message.
@@ -105,6 +106,8 @@ pub(crate) enum Kind<P: Message> {
     SetupOnce(Arc<SetupOnce<P>>),
     Actor(Arc<ActorFactory<P>>),
     Supervise(Arc<Supervise<P>>),
+    /// Replay a stash, then go on as the behavior inside (`StashBuffer::unstash_all`).
+    Unstash(Box<Unstash<P>>),
 }
 
 /// What a setup factory produced: another behavior to start, or an actor value.
@@ -144,6 +147,7 @@ impl<P: Message> Behavior<P> {
             Kind::SetupOnce(_) => "setup_once",
             Kind::Actor(_) => "actor",
             Kind::Supervise(_) => "supervise",
+            Kind::Unstash(_) => "unstash_all",
         }
     }
 
@@ -186,6 +190,7 @@ impl<P: Message> Clone for Behavior<P> {
             Kind::SetupOnce(setup) => Kind::SetupOnce(setup.clone()),
             Kind::Actor(factory) => Kind::Actor(factory.clone()),
             Kind::Supervise(supervise) => Kind::Supervise(supervise.clone()),
+            Kind::Unstash(unstash) => Kind::Unstash(unstash.clone()),
         })
     }
 }
@@ -452,6 +457,52 @@ impl Behaviors {
         S: SetupOutput<P>,
     {
         Self::setup(move |ctx| factory(ctx.timers()))
+    }
+
+    /// A behavior built with a [`StashBuffer`] of `capacity` at hand, to hold the
+    /// messages the actor cannot handle yet and replay them later with
+    /// [`StashBuffer::unstash_all`] (see [`stash`](crate::stash)). `factory` runs like
+    /// a setup, on start and on every restart, and gets a new, empty buffer each time:
+    /// a restart turns what the old one held into dead letters.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidStash::ZeroCapacity`] for a capacity of 0, refused here, when the
+    /// behavior is built, rather than when the actor starts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    /// use tapio::InvalidStash;
+    ///
+    /// // Holds every number until a zero comes, then replays them, zero last.
+    /// let gate = Behaviors::with_stash(100, |stash| {
+    ///     Behaviors::receive_message(move |n: u64| {
+    ///         if n == 0 {
+    ///             return Ok(stash.unstash_all(Behaviors::receive_message(|n: u64| {
+    ///                 tracing::info!(n);
+    ///             })));
+    ///         }
+    ///         stash.stash(n).map(|()| Behaviors::same())
+    ///     })
+    /// });
+    /// assert!(gate.is_ok());
+    /// assert_eq!(
+    ///     Behaviors::with_stash(0, |_| Behaviors::ignore::<u64>()).unwrap_err(),
+    ///     InvalidStash::ZeroCapacity
+    /// );
+    /// ```
+    pub fn with_stash<P, F, S>(capacity: usize, factory: F) -> Result<Behavior<P>, InvalidStash>
+    where
+        P: Message,
+        F: Fn(StashBuffer<P>) -> S + Send + Sync + 'static,
+        S: SetupOutput<P>,
+    {
+        let capacity = std::num::NonZeroUsize::new(capacity).ok_or(InvalidStash::ZeroCapacity)?;
+        Ok(Self::setup(move |ctx| {
+            factory(StashBuffer::new(capacity, ctx.self_ref().clone()))
+        }))
     }
 
     /// Supervise `behavior`: add strategies with

@@ -36,8 +36,10 @@ use crate::system::SystemShared;
 /// not allocate.
 const KEEP_ROOM: usize = 32;
 
-/// What the reader took out of an unbounded mailbox in one go, kept by the actor's
-/// task (boxed: one word in the task until a backlog first builds up).
+/// The reader's front buffer, read before the mailbox: what it took out of an
+/// unbounded mailbox in one go, and a stash it replays, put in front of that. Kept by
+/// the actor's task (boxed: one word in the task until a backlog first builds up),
+/// or by a test kit's reader.
 pub(crate) type Batch<P> = Option<Box<VecDeque<Envelope<P>>>>;
 
 /// The user lane: for an actor, its mailbox; for an ask's promise, the slot its one

@@ -12,7 +12,7 @@ use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Runn
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
 use crate::behavior::{Behavior, IntoBehavior};
 use crate::failure::Failure;
-use crate::mailbox::Envelope;
+use crate::mailbox::{Batch, Envelope};
 use crate::message::{Accepts, Message};
 use crate::signal::Signal;
 use crate::system::ActorSystem;
@@ -119,6 +119,9 @@ pub enum TestKitError {
 /// - What the behavior sends to its own ref waits in [`take_queued`](Self::take_queued)
 ///   or is run by [`run_queued`](Self::run_queued); what it sends to a
 ///   [`TestInbox`](crate::testkit::TestInbox) waits there.
+/// - A stash works as in a running actor: what `unstash_all` replays goes in front
+///   of everything else, and is handled first by the next [`run`](Self::run) or
+///   [`run_queued`](Self::run_queued).
 ///
 /// An `async` handler is polled once by [`run`](Self::run); one that waits for
 /// something outside the actor needs [`run_async`](Self::run_async) inside a runtime.
@@ -187,7 +190,12 @@ impl<P: Message> BehaviorTestKit<P> {
             mailbox: DetachedMailbox::new(cell),
             alive: true,
         };
-        if kit.running.start(&mut kit.ctx, behavior, &mut |_| {})? == Started::Stopped {
+        let front = kit.mailbox.front();
+        if kit
+            .running
+            .start(&mut kit.ctx, behavior, front, &mut |_| {})?
+            == Started::Stopped
+        {
             kit.stop();
         }
         Ok(kit)
@@ -204,11 +212,18 @@ impl<P: Message> BehaviorTestKit<P> {
         self.alive
     }
 
-    /// Hand the behavior one message.
+    /// Hand the behavior one message, and return its outcome.
+    ///
+    /// Messages a stash replayed (`unstash_all`) are handled first, in order, as a
+    /// running actor handles them before anything that arrives after the replay. If
+    /// one of them stops the behavior, `message` is not handled and the outcome is
+    /// [`Outcome::Stopped`].
     ///
     /// # Errors
     ///
-    /// The failure of the handler: the error it returned, or its panic.
+    /// The failure of the handler: the error it returned, or its panic. When a
+    /// replayed message fails, its failure is returned and `message` waits after the
+    /// rest of the replay, for [`run_queued`](Self::run_queued).
     ///
     /// # Panics
     ///
@@ -218,18 +233,26 @@ impl<P: Message> BehaviorTestKit<P> {
         M: Message,
         P: Accepts<M>,
     {
-        let outcome = match self.dispatch(P::wrap(message)) {
-            Ok(outcome) => outcome,
-            Err(future) => poll_once(future, "message handler"),
-        };
-        self.apply(outcome)
+        self.assert_alive();
+        let message = P::wrap(message);
+        while let Some(earlier) = self.mailbox.next_in_front() {
+            if let Err(failure) = self.run_one(earlier) {
+                self.mailbox.put_after_front(message);
+                return Err(failure);
+            }
+            if !self.alive {
+                return Ok(Outcome::Stopped);
+            }
+        }
+        self.run_one(message)
     }
 
-    /// Hand the behavior one message, awaiting an `async` handler to the end.
+    /// Hand the behavior one message, awaiting an `async` handler to the end. A
+    /// replay is handled first, as by [`run`](Self::run).
     ///
     /// # Errors
     ///
-    /// The failure of the handler.
+    /// As [`run`](Self::run).
     ///
     /// # Panics
     ///
@@ -239,19 +262,23 @@ impl<P: Message> BehaviorTestKit<P> {
         M: Message,
         P: Accepts<M>,
     {
-        let outcome = match self.dispatch(P::wrap(message)) {
-            Ok(outcome) => outcome,
-            Err(future) => future.await,
-        };
-        let outcome = self.resolve(outcome)?;
-        if outcome == Outcome::Stopped {
-            self.post_stop().await;
+        self.assert_alive();
+        let message = P::wrap(message);
+        while let Some(earlier) = self.mailbox.next_in_front() {
+            if let Err(failure) = self.run_one_async(earlier).await {
+                self.mailbox.put_after_front(message);
+                return Err(failure);
+            }
+            if !self.alive {
+                return Ok(Outcome::Stopped);
+            }
         }
-        Ok(outcome)
+        self.run_one_async(message).await
     }
 
-    /// Run every message waiting for the behavior (sent to its own ref), in order,
-    /// until the queue is empty or a handler fails. Returns how many ran.
+    /// Run every message waiting for the behavior, in order, until none is left or
+    /// a handler fails: a replayed stash first, then what was sent to its own ref.
+    /// Returns how many ran.
     ///
     /// # Errors
     ///
@@ -264,17 +291,36 @@ impl<P: Message> BehaviorTestKit<P> {
             let Some(message) = self.mailbox.next(&mut self.ctx)? else {
                 break;
             };
-            let outcome = match self.dispatch(message) {
-                Ok(outcome) => outcome,
-                Err(future) => poll_once(future, "message handler"),
-            };
-            self.apply(outcome)?;
+            self.run_one(message)?;
             ran += 1;
         }
         Ok(ran)
     }
 
-    /// The messages waiting for the behavior, taken without running them.
+    /// Handle one message, polling an `async` handler once.
+    fn run_one(&mut self, message: P) -> Result<Outcome, Failure> {
+        let outcome = match self.dispatch(message) {
+            Ok(outcome) => outcome,
+            Err(future) => poll_once(future, "message handler"),
+        };
+        self.apply(outcome)
+    }
+
+    /// Handle one message, awaiting an `async` handler to its end.
+    async fn run_one_async(&mut self, message: P) -> Result<Outcome, Failure> {
+        let outcome = match self.dispatch(message) {
+            Ok(outcome) => outcome,
+            Err(future) => future.await,
+        };
+        let outcome = self.resolve(outcome)?;
+        if outcome == Outcome::Stopped {
+            self.post_stop().await;
+        }
+        Ok(outcome)
+    }
+
+    /// The messages waiting for the behavior (a replayed stash first), taken without
+    /// running them.
     pub fn take_queued(&mut self) -> Vec<P> {
         std::iter::from_fn(|| self.mailbox.next_queued()).collect()
     }
@@ -400,13 +446,17 @@ impl<P: Message> BehaviorTestKit<P> {
     /// What an answer comes to, read as the cell reads it; a switch starts the new
     /// behavior (with no supervision: the kit applies none).
     fn resolve(&mut self, outcome: Result<Behavior<P>, Failure>) -> Result<Outcome, Failure> {
-        Ok(match NextStep::of(outcome?) {
+        Ok(match NextStep::of(outcome?, self.mailbox.front()) {
             NextStep::Same => Outcome::Same,
             // Nothing is published here: a test sees the outcome instead.
             NextStep::Unhandled(_) => Outcome::Unhandled,
             NextStep::Stop => Outcome::Stopped,
             NextStep::Switch(behavior) => {
-                match self.running.start(&mut self.ctx, behavior, &mut |_| {})? {
+                let front = self.mailbox.front();
+                match self
+                    .running
+                    .start(&mut self.ctx, behavior, front, &mut |_| {})?
+                {
                     Started::Running => Outcome::Switched,
                     Started::Stopped => Outcome::Stopped,
                 }
@@ -466,11 +516,13 @@ fn poll_once<F: Future>(future: F, what: &str) -> F::Output {
     }
 }
 
-/// The mailbox of a cell without a task, read by a test.
+/// The mailbox of a cell without a task, read by a test: like a running actor's
+/// reader, its front buffer first, then the mailbox.
 pub(crate) struct DetachedMailbox<M: Message> {
     cell: Arc<LocalCell<M>>,
-    /// A message looked at and put back.
-    front: Option<M>,
+    /// The reader's front buffer, as a cell task keeps one: a replayed stash, or a
+    /// message looked at and put back.
+    front: Batch<M>,
 }
 
 impl<M: Message> DetachedMailbox<M> {
@@ -478,11 +530,12 @@ impl<M: Message> DetachedMailbox<M> {
         Self { cell, front: None }
     }
 
-    /// The next message, with what came through a message adapter translated by
-    /// `ctx` (a failed translation is the behavior's failure). A detached cell runs
-    /// no timers: ticks and queued work are passed over.
+    /// The next message: the front buffer first, then the mailbox, with what came
+    /// through a message adapter translated by `ctx` (a failed translation is the
+    /// behavior's failure). A detached cell runs no timers: ticks and queued work are
+    /// passed over.
     pub(crate) fn next(&mut self, ctx: &mut ActorContext<M>) -> Result<Option<M>, Failure> {
-        if let Some(message) = self.front.take() {
+        if let Some(message) = self.next_in_front() {
             return Ok(Some(message));
         }
         while let Some(envelope) = self.cell.user.try_next() {
@@ -501,17 +554,42 @@ impl<M: Message> DetachedMailbox<M> {
 
     /// The next message as it was queued, without translating anything.
     pub(crate) fn next_queued(&mut self) -> Option<M> {
-        if let Some(message) = self.front.take() {
-            return Some(message);
-        }
-        loop {
-            if let Envelope::Message(message) = self.cell.user.try_next()? {
+        self.next_in_front().or_else(|| {
+            loop {
+                if let Envelope::Message(message) = self.cell.user.try_next()? {
+                    return Some(message);
+                }
+            }
+        })
+    }
+
+    /// The next message of the front buffer, if it holds one.
+    fn next_in_front(&mut self) -> Option<M> {
+        let front = self.front.as_mut()?;
+        while let Some(envelope) = front.pop_front() {
+            if let Envelope::Message(message) = envelope {
                 return Some(message);
             }
         }
+        self.front = None;
+        None
     }
 
     pub(crate) fn put_front(&mut self, message: M) {
-        self.front = Some(message);
+        self.front
+            .get_or_insert_with(Box::default)
+            .push_front(Envelope::Message(message));
+    }
+
+    /// Queue `message` after what the front buffer holds, ahead of the mailbox.
+    fn put_after_front(&mut self, message: M) {
+        self.front
+            .get_or_insert_with(Box::default)
+            .push_back(Envelope::Message(message));
+    }
+
+    /// The front buffer, for the shared start and answer code to replay a stash into.
+    fn front(&mut self) -> &mut Batch<M> {
+        &mut self.front
     }
 }

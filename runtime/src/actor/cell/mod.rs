@@ -205,7 +205,9 @@ struct CellState<P: Message> {
     ctx: ActorContext<P>,
     cell: Arc<LocalCell<P>>,
     running: Running<P>,
-    /// What the reader took out of its unbounded mailbox in one go (see `Batch`).
+    /// The front buffer, read before the mailbox: what the reader took out of its
+    /// unbounded mailbox in one go (see `Batch`), with a replayed stash put in front
+    /// of it (see `NextStep::of`).
     batch: Batch<P>,
     phase: Phase,
     /// Whether the last poll ended waiting: the lane's shared `parked` mark is then
@@ -248,13 +250,16 @@ impl<P: Message> CellState<P> {
         }
         .into_iter();
         let rare = &mut self.rare;
-        let started = self.running.start(&mut self.ctx, behavior, &mut |spec| {
-            let mut level = Level::new(spec);
-            if let Some(old) = replaced.next() {
-                level.inherit(old);
-            }
-            rare.get_or_insert_with(Rare::boxed).levels.push(level);
-        })?;
+        let front = &mut self.batch;
+        let started = self
+            .running
+            .start(&mut self.ctx, behavior, front, &mut |spec| {
+                let mut level = Level::new(spec);
+                if let Some(old) = replaced.next() {
+                    level.inherit(old);
+                }
+                rare.get_or_insert_with(Rare::boxed).levels.push(level);
+            })?;
         if started == Started::Stopped {
             self.begin_stop(None);
         }
@@ -435,7 +440,7 @@ impl<P: Message> CellState<P> {
             Ok(next) => next,
             Err(failure) => return Some(failure),
         };
-        match NextStep::of(next) {
+        match NextStep::of(next, &mut self.batch) {
             NextStep::Same => None,
             NextStep::Unhandled(message_type) => {
                 self.cell.core.system().dead_letter_of_type(
