@@ -41,6 +41,9 @@ pub mod ask_timeout;
 #[path = "rate_limiter.rs"]
 pub mod rate_limiter;
 
+#[path = "stash_on_startup.rs"]
+pub mod stash_on_startup;
+
 #[path = "worker_pool.rs"]
 pub mod worker_pool;
 
@@ -71,6 +74,7 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("graceful_shutdown", || Box::pin(graceful_shutdown::run())),
     ("ask_timeout", || Box::pin(ask_timeout::run())),
     ("rate_limiter", || Box::pin(rate_limiter::run())),
+    ("stash_on_startup", || Box::pin(stash_on_startup::run())),
     ("worker_pool", || Box::pin(worker_pool::run())),
     ("adapters", || Box::pin(adapters::run())),
     ("blocking_calls", || Box::pin(blocking_calls::run())),

@@ -204,6 +204,25 @@ fn rate_limiter_throttles_the_burst_and_refills() {
     );
 }
 
+// S26 + S27: two greetings stashed while the template loads, replayed ahead of the
+// third, which arrives after it.
+#[test]
+fn stash_on_startup_answers_the_held_greetings_first_and_in_order() {
+    check(
+        "stash_on_startup",
+        lines_of(tapio_examples::stash_on_startup::run),
+        &[
+            "greeter: loading, holding what arrives",
+            "greeter: not ready, stashed ada",
+            "greeter: not ready, stashed grace",
+            "greeter: loaded, replaying 2 held",
+            "greeter: hello, ada!",
+            "greeter: hello, grace!",
+            "greeter: hello, carol!",
+        ],
+    );
+}
+
 // S30 + S32: six jobs over three workers in strict rotation, the producer slowed by
 // `offer` against the router's bounded mailbox; a poisoned worker leaves, and the
 // rotation carries on over the other two from where it was.
