@@ -54,8 +54,8 @@
 //!   [`OverflowStrategy`], chosen at spawn with [`ActorSystem::spawn_with`] or
 //!   [`ActorContext::spawn_with`].
 //! - [`Behaviors`]: `receive`, `receive_message` (and their `_async` forms),
-//!   `setup`, `setup_once`, `same`, `stopped`, `unhandled`, `supervise`; [`Actor`] and `#[actor]`
-//!   for actors with fields.
+//!   `setup`, `setup_once`, `with_timers`, `with_stash`, `same`, `stopped`,
+//!   `unhandled`, `supervise`; [`Actor`] and `#[actor]` for actors with fields.
 //! - [`ActorContext`] (`Ctx<Self>` in an `#[actor]` block): spawn, stop, watch, timers,
 //!   and message adapters ([`ActorContext::message_adapter`]).
 //! - [`blocking`]: [`ActorContext::run_blocking`], a blocking call kept off the
@@ -63,6 +63,9 @@
 //! - [`supervision`]: resume, restart with backoff, stop, escalate.
 //! - [`ask`]: [`ActorRef::ask`] and [`ActorRef::ask_with`], typed by the request.
 //! - [`timer`]: single, fixed-delay and fixed-rate timers, keyed and cell-owned.
+//! - [`stash`]: [`Behaviors::with_stash`], a bounded [`StashBuffer`] for what an actor
+//!   cannot handle yet, replayed at the front of its mailbox by
+//!   [`StashBuffer::unstash_all`].
 //! - [`shutdown`]: SIGINT and SIGTERM wired to [`ActorSystem::terminate`].
 //! - [`events`]: the typed event stream and [`DeadLetter`]s.
 //! - [`router`]: [`Routers`], one address in front of several actors (pools and
