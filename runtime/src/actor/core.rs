@@ -15,8 +15,10 @@ use crate::system::{ActorSystem, SystemShared};
 pub(crate) enum Parent {
     /// An ordinary actor: its parent cell.
     Cell(AnyActorRef),
-    /// A guardian: the system itself.
+    /// A guardian: the system itself (and an ask's promise, which has no task).
     System,
+    /// A message adapter: no parent and no task; its owner is in its lane.
+    Adapter,
 }
 
 pub(crate) struct CellCore {
@@ -230,7 +232,7 @@ impl CellCore {
     /// lane is closed from the start); its end is its owner's.
     pub(crate) fn adapter(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {
         let lane = SystemLane::closed(0);
-        Self::with_lane(Some(path), uid, system, Parent::System, lane)
+        Self::with_lane(Some(path), uid, system, Parent::Adapter, lane)
     }
 
     fn with_lane(
@@ -256,7 +258,8 @@ impl CellCore {
                 let name = self.system().anonymous_name(self.uid);
                 parent.path().child(name.as_str())
             }
-            Parent::System => {
+            // An adapter's path is written when it is made.
+            Parent::System | Parent::Adapter => {
                 let mut digits = [0; 20];
                 let name = crate::actor::promise::decimal(self.uid, &mut digits);
                 self.system().promises_path().child(name)
@@ -287,6 +290,11 @@ impl CellCore {
 
     pub(crate) fn parent(&self) -> &Parent {
         &self.parent
+    }
+
+    /// Whether this is a message adapter's cell (read without a lock).
+    pub(crate) fn is_adapter(&self) -> bool {
+        matches!(self.parent, Parent::Adapter)
     }
 
     pub(crate) fn lane(&self) -> &SystemLane {

@@ -176,21 +176,21 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn is_stopping(&self) -> bool {
-        match self.user.adapter_owner() {
+        match self.owner() {
             Some(owner) => owner.is_stopping(),
             None => self.core.is_stopping(),
         }
     }
 
     fn has_ended(&self) -> bool {
-        match self.user.adapter_owner() {
+        match self.owner() {
             Some(owner) => owner.has_ended(),
             None => self.core.lane().is_closed(),
         }
     }
 
     fn end_notice(&self) -> Option<Arc<Notify>> {
-        match self.user.adapter_owner() {
+        match self.owner() {
             Some(owner) => owner.end_notice(),
             None => self.core.lane().end_notice(),
         }
@@ -201,10 +201,14 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn watchable(&self) -> bool {
-        !self.user.is_adapter()
+        !self.core.is_adapter()
     }
 
     fn owner(&self) -> Option<AnyActorRef> {
+        // Only an adapter's lane is asked (it takes the lane's lock).
+        if !self.core.is_adapter() {
+            return None;
+        }
         self.user.adapter_owner()
     }
 

@@ -151,11 +151,6 @@ impl<P: Message> UserLane<P> {
         Self::from(Lane::Adapter(slot))
     }
 
-    /// Whether this is a message adapter's lane.
-    pub(crate) fn is_adapter(&self) -> bool {
-        matches!(*self.lock(), Lane::Adapter(_))
-    }
-
     /// The owner, for a message adapter's lane.
     pub(crate) fn adapter_owner(&self) -> Option<crate::actor::AnyActorRef> {
         match &*self.lock() {
