@@ -373,6 +373,16 @@ impl<P: Message> CellState<P> {
             return Poll::Ready(Err(Slow::System(Box::new(message))));
         }
         match self.phase {
+            // Known empty (the reader is marked waiting and has no batch): nothing to
+            // take, so no budget to take either.
+            Phase::Spawned | Phase::Running
+                if self.batch.is_none()
+                    && self
+                        .cell
+                        .core
+                        .lane()
+                        .reader_waiting()
+                        .load(std::sync::atomic::Ordering::Acquire) => {}
             Phase::Spawned | Phase::Running => {
                 // One unit of tokio's cooperative budget per message: an actor
                 // draining a long backlog yields to its neighbours on the thread.
