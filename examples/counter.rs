@@ -1,8 +1,9 @@
 //! An actor that holds mutable state, written as a struct with `#[actor]`.
 //!
 //! Concepts: a struct whose fields are the actor's state, one handler method per
-//! message type, the protocol enum `#[actor]` generates (`CounterMsg`), and answering
-//! a query by sending to the `reply_to` address it carried.
+//! message type, the protocol enum `#[actor]` generates (`CounterMsg`), the typed
+//! helpers it generates on the ref (`CounterRef`: `counter.increment(2)`), and
+//! answering a query by sending to the `reply_to` address it carried.
 //!
 //! The count is an ordinary field, changed in place with no lock anywhere. One actor
 //! handles one message at a time, so the mailbox already gives the mutual exclusion a
@@ -77,9 +78,11 @@ pub async fn run() -> Result<Vec<String>, ExampleError> {
     // Deferred construction: the factory runs when the actor starts, and again on a
     // restart, so the count starts from zero in every incarnation.
     let counter = system.spawn(Behaviors::setup(|_ctx| Counter::default()), "counter")?;
+    // `tell` takes any message the protocol accepts; the typed helpers of
+    // `CounterRef` take the message's fields: one method per handler.
     counter.tell(Increment::default());
-    counter.tell(Increment { by: 2 });
-    counter.tell(GetCount { reply_to: readout });
+    counter.increment(2);
+    counter.get_count(readout);
     let value = answered.recv().await.ok_or("the readout stopped")?;
     system.terminate().await;
     Ok(vec![format!("counter: {value}")])

@@ -12,6 +12,67 @@ use crate::model::ActorModel;
 pub(crate) fn check_actor(model: &mut ActorModel<'_>, errors: &mut Errors) {
     one_handler_per_message_type(model, errors);
     distinct_variant_names(model, errors);
+    helper_names_free(model, errors);
+}
+
+/// Methods a helper must not be named after: `ActorRef`'s own (an inherent method
+/// hides a trait method, so the helper could not be called) and those of the traits
+/// every ref implements (a call would be ambiguous).
+const REF_METHODS: &[&str] = &[
+    "tell",
+    "ask",
+    "ask_with",
+    "offer",
+    "offer_within",
+    "path",
+    "uid",
+    "erase",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "hash",
+    "fmt",
+    "to_string",
+    "to_owned",
+    "into",
+    "try_into",
+    "borrow",
+    "borrow_mut",
+    "type_id",
+];
+
+/// Rule: each handler's typed helper has a name of its own on the ref: not one of
+/// `ActorRef`'s methods, and not another helper's. The error says how to rename it.
+fn helper_names_free(model: &mut ActorModel<'_>, errors: &mut Errors) {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for handler in &mut model.handlers {
+        let Some(helper) = &handler.helper else {
+            continue;
+        };
+        let name = helper.to_string();
+        let method = handler.method.sig.ident.to_string();
+        let rename = "give it another name with `#[handler(helper = other_name)]` on the method, or leave it out with `#[handler(no_helper)]`";
+        if REF_METHODS.contains(&name.as_str()) {
+            errors.error(
+                helper,
+                format!(
+                    "the typed helper of `{method}` would be called `{name}`, which is already a method of `ActorRef`: {rename}"
+                ),
+            );
+            handler.helper = None;
+        } else if let Some(other) = seen.get(&name) {
+            errors.error(
+                helper,
+                format!(
+                    "the typed helper of `{method}` would be called `{name}`, like the helper of `{other}`: {rename}"
+                ),
+            );
+            handler.helper = None;
+        } else {
+            seen.insert(name, method);
+        }
+    }
 }
 
 /// Rule: an actor has at most one handler per message type, because a message is

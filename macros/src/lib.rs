@@ -32,7 +32,12 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let args = parse::message::parse_args(args.into(), &mut errors);
     let model = parse::message::parse_item(&item, args, &mut errors);
-    let generated = model.as_ref().map(expand::message::expand);
+    let generated = model.as_ref().map(|model| {
+        let name = expand::fields::macro_name(model.ident, call_site_hash());
+        let mut tokens = expand::message::expand(model);
+        tokens.extend(expand::fields::expand(model, &name));
+        tokens
+    });
     match errors.finish() {
         Ok(()) => quote::quote!(#item #generated).into(),
         Err(error) => {
@@ -43,9 +48,23 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// A number for where the macro is called (file, line, column), the same on every
+/// build: it makes the name of a message's helper macro unique in its crate.
+fn call_site_hash() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let span = proc_macro::Span::call_site();
+    let mut hasher = std::hash::DefaultHasher::new();
+    span.file().hash(&mut hasher);
+    span.line().hash(&mut hasher);
+    span.column().hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Turn an `impl` block into an actor: each method handles the message type of its
-/// last parameter. Generates the protocol enum `{Type}Msg` with `Accepts` impls, and
-/// the `Actor` impl that dispatches to the methods. See `tapio::Actor`.
+/// last parameter. Generates the protocol enum `{Type}Msg` with `Accepts` impls, the
+/// `Actor` impl that dispatches to the methods, and the trait `{Type}Ref` of typed
+/// helpers on `ActorRef<{Type}Msg>`, one per handler (`#[handler(helper = name)]`
+/// renames one, `#[handler(no_helper)]` leaves it out). See `tapio::Actor`.
 #[proc_macro_attribute]
 pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_tokens = proc_macro2::TokenStream::from(item);

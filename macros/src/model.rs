@@ -1,16 +1,37 @@
 //! What the macros understood of their input. Every part keeps a reference to the
 //! syntax it came from, so an error can point at the exact tokens.
 
-use syn::{Generics, Ident, ImplItemFn, ItemFn, ItemImpl, LitInt, Type, Visibility};
+use syn::{
+    Attribute, Field, Generics, Ident, ImplItemFn, ItemFn, ItemImpl, LitInt, Type, Visibility,
+};
 
 /// A `#[message]` item.
 pub(crate) struct MessageModel<'a> {
     /// The type's name.
     pub(crate) ident: &'a Ident,
+    /// The type's visibility, which the helper macro's re-export copies.
+    pub(crate) vis: &'a Visibility,
+    /// What the typed helpers of an actor take to build this message.
+    pub(crate) shape: MessageShape<'a>,
     /// Its generic parameters (lifetimes are refused by the parser).
     pub(crate) generics: &'a Generics,
     /// `reply = T`, when it is a request.
     pub(crate) reply: Option<Type>,
+}
+
+/// How a typed helper (see `expand::helpers`) builds a message.
+pub(crate) enum MessageShape<'a> {
+    /// A struct whose fields all have a visibility: they are the helper's
+    /// parameters, by name (`named`) or by position.
+    Fields {
+        /// Whether the fields have names.
+        named: bool,
+        /// The fields, in order; none for a unit struct.
+        fields: Vec<&'a Field>,
+    },
+    /// An enum, or a struct with a private or `cfg`-dependent field: the helper takes
+    /// the message whole.
+    Whole,
 }
 
 /// An `#[actor]` impl block.
@@ -21,8 +42,10 @@ pub(crate) struct ActorModel<'a> {
     pub(crate) self_ty: &'a Type,
     /// The generated protocol enum, `CounterMsg` unless `protocol = ..` says otherwise.
     pub(crate) protocol: Ident,
-    /// The visibility of the protocol enum.
+    /// The visibility of the protocol enum and of the helper trait.
     pub(crate) vis: Visibility,
+    /// The generated helper trait, `CounterRef` unless `helpers = ..` says otherwise.
+    pub(crate) helpers: Ident,
     /// One per message type, in the order written.
     pub(crate) handlers: Vec<Handler<'a>>,
     /// The `#[signal]` method, if any.
@@ -41,6 +64,10 @@ pub(crate) struct Handler<'a> {
     pub(crate) message: &'a Type,
     /// The variant of the protocol enum that carries it.
     pub(crate) variant: Ident,
+    /// The name of its typed helper on the ref, unless `#[handler(no_helper)]`.
+    pub(crate) helper: Option<Ident>,
+    /// Its `cfg` and `cfg_attr` attributes, which everything generated for it copies.
+    pub(crate) cfgs: Vec<&'a Attribute>,
 }
 
 /// The signal handler.

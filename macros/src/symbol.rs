@@ -6,6 +6,16 @@ pub(crate) const REPLY: &str = "reply";
 pub(crate) const PROTOCOL: &str = "protocol";
 /// `#[actor(vis = pub(crate))]`
 pub(crate) const VIS: &str = "vis";
+/// `#[actor(helpers = CounterApi)]`
+pub(crate) const HELPERS: &str = "helpers";
+/// The suffix of the generated helper trait: `Counter` gets `CounterRef`.
+pub(crate) const HELPERS_SUFFIX: &str = "Ref";
+/// `#[handler(..)]` on a handler inside an `#[actor]` block.
+pub(crate) const HANDLER: &str = "handler";
+/// `#[handler(helper = name)]`: the name of the handler's typed helper.
+pub(crate) const HELPER: &str = "helper";
+/// `#[handler(no_helper)]`: no typed helper for this handler.
+pub(crate) const NO_HELPER: &str = "no_helper";
 /// `#[signal]` on the signal handler inside an `#[actor]` block.
 pub(crate) const SIGNAL: &str = "signal";
 /// The suffix of the generated protocol enum: `Counter` gets `CounterMsg`.

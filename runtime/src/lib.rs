@@ -79,7 +79,65 @@
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
 //!   type, generates the protocol enum `{Type}Msg` and the dispatch. A handler of a
 //!   request returns the reply, or a [`ReplyThen`] to answer and then stop or switch
-//!   (either in a `Result`); `#[signal]` marks the signal handler.
+//!   (either in a `Result`); `#[signal]` marks the signal handler. It also generates
+//!   the typed helpers: a trait `{Type}Ref`, implemented for the actor's ref, with one
+//!   method per handler (a request's helper asks, any other tells; the parameters
+//!   are the message's fields), renamed with `#[handler(helper = name)]` or left out
+//!   with `#[handler(no_helper)]`:
+//!
+//! ```
+//! use std::time::Duration;
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! pub struct Add { pub by: u64 }
+//!
+//! #[message]
+//! pub struct Scale(pub u64, pub u64);
+//!
+//! #[message(reply = u64)]
+//! pub struct Total;
+//!
+//! #[derive(Clone, Default)]
+//! pub struct Sum(u64);
+//!
+//! #[actor] // generates the trait `SumRef`
+//! impl Sum {
+//!     fn add(&mut self, message: Add) { self.0 += message.by; }
+//!     #[handler(helper = scale_by)]
+//!     fn scale(&mut self, Scale(num, den): Scale) { self.0 = self.0 * num / den; }
+//!     fn total(&mut self, _: Total) -> u64 { self.0 }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let system = ActorSystem::new("sums")?;
+//! let sum = system.spawn(Sum::default(), "sum")?;
+//! sum.add(6);          // tells `Add { by: 6 }`
+//! sum.scale_by(1, 2);  // tells `Scale(1, 2)`
+//! let total = sum.total().timeout(Duration::from_millis(100)).await?; // asks `Total`
+//! assert_eq!(total, 3);
+//! system.terminate().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A helper named like a method of [`ActorRef`] does not compile:
+//!
+//! ```compile_fail
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! pub struct Note(pub String);
+//!
+//! #[derive(Clone)]
+//! pub struct Journal;
+//!
+//! #[actor]
+//! impl Journal {
+//!     fn tell(&mut self, _: Note) {} // error: `tell` is already a method of `ActorRef`
+//! }
+//! ```
 //! - `#[tapio::test]` runs an `async fn` test with a fresh system and fails it on leaks.
 //!
 //! ## Runtime
@@ -176,9 +234,25 @@ pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
     pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
     pub use crate::reply::{Finish, IntoReply, NoReply, ReplyTo, finish};
-    pub use crate::{Actor, ActorContext, Behavior};
+    pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
     pub use std::boxed::Box;
     pub use std::result::Result;
+
+    /// A `#[message]` struct built from its fields, in order, as a tuple: what the
+    /// typed helpers `#[actor]` generates call to build the message they send.
+    pub trait FromFields {
+        /// The fields' types, in order: `()` for a unit struct.
+        type Fields;
+        /// Build the message.
+        fn from_fields(fields: Self::Fields) -> Self;
+    }
+
+    /// The type of field `N` of a `#[message]` struct, named where the struct is
+    /// declared, so a helper generated elsewhere need not have it in scope.
+    pub trait FieldType<const N: usize> {
+        /// The field's type.
+        type Type;
+    }
 }
 
 mod reply;

@@ -8,13 +8,16 @@ use syn::{FnArg, ImplItem, ImplItemFn, Item, ItemImpl, Type, Visibility};
 use crate::errors::Errors;
 use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
-use crate::symbol::{PROTOCOL, PROTOCOL_SUFFIX, SIGNAL, VIS};
+use crate::symbol::{
+    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX, SIGNAL, VIS,
+};
 
 /// The arguments of `#[actor(..)]`.
 #[derive(Default)]
 pub(crate) struct ActorArgs {
     protocol: Option<syn::Ident>,
     vis: Option<Visibility>,
+    helpers: Option<syn::Ident>,
 }
 
 const USAGE: &str = "`#[actor]` goes on an inherent `impl` block of the actor type, with one method per message type: `#[actor] impl Counter { fn increment(&mut self, message: Increment) { .. } }`";
@@ -29,9 +32,12 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
         } else if meta.path.is_ident(VIS) {
             parsed.vis = Some(meta.value()?.parse()?);
             Ok(())
+        } else if meta.path.is_ident(HELPERS) {
+            parsed.helpers = Some(meta.value()?.parse()?);
+            Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name) and `{VIS} = pub(crate)` (its visibility)"
+                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS} = Name` (the helper trait's name) and `{VIS} = pub(crate)` (their visibility)"
             )))
         }
     });
@@ -86,6 +92,9 @@ pub(crate) fn parse_actor<'a>(
     let protocol = args
         .protocol
         .unwrap_or_else(|| format_ident!("{}{}", type_name, PROTOCOL_SUFFIX));
+    let helpers = args
+        .helpers
+        .unwrap_or_else(|| format_ident!("{}{}", type_name, HELPERS_SUFFIX));
     let vis = args
         .vis
         .unwrap_or_else(|| Visibility::Public(syn::token::Pub(Span::call_site())));
@@ -100,6 +109,12 @@ pub(crate) fn parse_actor<'a>(
             continue;
         };
         if is_signal_handler(method) {
+            if let Some(attr) = method.attrs.iter().find(|a| a.path().is_ident(HANDLER)) {
+                errors.error(
+                    attr,
+                    "`#[handler(..)]` names what is generated for a message handler; a `#[signal]` handler has no helper: remove it",
+                );
+            }
             if let Some(first) = &signal {
                 errors.error(
                     &method.sig.ident,
@@ -120,9 +135,34 @@ pub(crate) fn parse_actor<'a>(
         self_ty,
         protocol,
         vis,
+        helpers,
         handlers,
         signal,
     })
+}
+
+/// What `#[handler(..)]` says about a handler's helper: `None` for no helper.
+fn parse_helper_name(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Ident> {
+    let mut name = Some(method.sig.ident.clone());
+    for attr in method.attrs.iter().filter(|a| a.path().is_ident(HANDLER)) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident(HELPER) {
+                name = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident(NO_HELPER) {
+                name = None;
+                Ok(())
+            } else {
+                Err(meta.error(format!(
+                    "unknown argument: `#[handler]` takes `{HELPER} = name` (the name of this handler's typed helper on the ref) or `{NO_HELPER}` (no helper)"
+                )))
+            }
+        });
+        if let Err(error) = result {
+            errors.push(error);
+        }
+    }
+    name
 }
 
 fn is_signal_handler(method: &ImplItemFn) -> bool {
@@ -233,12 +273,20 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         );
         return None;
     };
+    let helper = parse_helper_name(method, errors);
+    let cfgs = method
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
+        .collect();
     Some(Handler {
         method,
         is_async: method.sig.asyncness.is_some(),
         takes_ctx: ctx.is_some(),
         message: message_ty,
         variant,
+        helper,
+        cfgs,
     })
 }
 

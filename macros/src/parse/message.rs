@@ -3,10 +3,10 @@
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::spanned::Spanned;
-use syn::{GenericParam, Generics, Ident, Item, Type};
+use syn::{Fields, GenericParam, Generics, Ident, Item, Type, Visibility};
 
 use crate::errors::Errors;
-use crate::model::MessageModel;
+use crate::model::{MessageModel, MessageShape};
 use crate::symbol::REPLY;
 
 /// The arguments of `#[message(..)]`.
@@ -44,9 +44,14 @@ pub(crate) fn parse_item<'a>(
     args: MessageArgs,
     errors: &mut Errors,
 ) -> Option<MessageModel<'a>> {
-    let (ident, generics): (&Ident, &Generics) = match item {
-        Item::Struct(item) => (&item.ident, &item.generics),
-        Item::Enum(item) => (&item.ident, &item.generics),
+    let (ident, generics, vis, shape): (&Ident, &Generics, &Visibility, _) = match item {
+        Item::Struct(item) => (
+            &item.ident,
+            &item.generics,
+            &item.vis,
+            struct_shape(&item.fields),
+        ),
+        Item::Enum(item) => (&item.ident, &item.generics, &item.vis, MessageShape::Whole),
         Item::Union(item) => {
             errors.error(
                 item.union_token,
@@ -78,9 +83,31 @@ pub(crate) fn parse_item<'a>(
     }
     Some(MessageModel {
         ident,
+        vis,
+        shape,
         generics,
         reply: args.reply,
     })
+}
+
+/// What a typed helper takes to build a struct: its fields, unless one of them is
+/// private (the struct's own constructor then keeps the say over its values) or
+/// depends on a `cfg` (the helper's parameters would too).
+fn struct_shape(fields: &Fields) -> MessageShape<'_> {
+    let closed = fields.iter().any(|field| {
+        matches!(field.vis, Visibility::Inherited)
+            || field
+                .attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
+    });
+    if closed {
+        return MessageShape::Whole;
+    }
+    MessageShape::Fields {
+        named: matches!(fields, Fields::Named(_)),
+        fields: fields.iter().collect(),
+    }
 }
 
 /// The span of the keyword that starts an item, for errors about the item as a whole.

@@ -9,7 +9,7 @@ pub struct Pinger;
 
 #[actor(name = PingerMsg)]
 impl Pinger {
-    fn ask(&mut self, _: Ask) {}
+    fn on_ask(&mut self, _: Ask) {}
 }
 
 fn main() {}
