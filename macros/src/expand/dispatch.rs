@@ -4,7 +4,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ImplItemFn, ReturnType};
+use syn::{Ident, ImplItemFn, ReturnType};
 
 use crate::model::{ActorModel, Handler, SignalHandler};
 
@@ -17,64 +17,79 @@ fn output_span(method: &ImplItemFn) -> Span {
     }
 }
 
+/// A local the macro names itself. Mixed-site, so the user's code cannot see it; and
+/// prefixed, because a binding is first looked up as a unit struct or constant at the
+/// call site whatever its span: a `struct output;` in scope would turn `let output`
+/// into a pattern that does not match.
+pub(crate) fn local(name: &str) -> Ident {
+    Ident::new(&format!("__tapio_{name}"), Span::mixed_site())
+}
+
 fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
+    let (message, reply, output, ctx) = (
+        local("message"),
+        local("reply"),
+        local("output"),
+        local("ctx"),
+    );
     let protocol = &model.protocol;
     let variant = &handler.variant;
     let method = &handler.method.sig.ident;
     let call = if handler.takes_ctx {
-        quote!(self.#method(ctx, message))
+        quote!(self.#method(#ctx, #message))
     } else {
-        quote!(self.#method(message))
+        quote!(self.#method(#message))
     };
-    let message = handler.message;
+    let message_ty = handler.message;
     let finish = quote_spanned! {output_span(handler.method)=>
-        ::tapio::__private::finish::<#message, _, _, _>(reply, ctx, output)
+        ::tapio::__private::finish::<#message_ty, _, _, _>(#reply, #ctx, #output)
     };
     if handler.is_async {
         quote! {
-            #protocol::#variant(message, reply) => ::tapio::__private::Handled::pending(async move {
-                let output = #call.await;
+            #protocol::#variant(#message, #reply) => ::tapio::__private::Handled::pending(async move {
+                let #output = #call.await;
                 #finish
             }),
         }
     } else {
         quote! {
-            #protocol::#variant(message, reply) => {
-                let output = #call;
+            #protocol::#variant(#message, #reply) => {
+                let #output = #call;
                 ::tapio::__private::Handled::ready(#finish)
             }
         }
     }
 }
 
-fn signal(signal: &SignalHandler<'_>) -> TokenStream {
-    let method = &signal.method.sig.ident;
-    let call = if signal.takes_ctx {
-        quote!(self.#method(ctx, signal))
+fn signal(handler: &SignalHandler<'_>) -> TokenStream {
+    let (signal, output, ctx) = (local("signal"), local("output"), local("ctx"));
+    let method = &handler.method.sig.ident;
+    let call = if handler.takes_ctx {
+        quote!(self.#method(#ctx, #signal))
     } else {
-        quote!(self.#method(signal))
+        quote!(self.#method(#signal))
     };
     // The answer is checked (`IntoNext`) on the user's return type, so that is where
     // an error points.
-    let span = output_span(signal.method);
-    let ready = quote_spanned!(span=> ::tapio::__private::Handled::ready(output));
-    let body = if signal.is_async {
+    let span = output_span(handler.method);
+    let ready = quote_spanned!(span=> ::tapio::__private::Handled::ready(#output));
+    let body = if handler.is_async {
         quote_spanned! {span=>
             ::tapio::__private::Handled::pending(async move { #call.await })
         }
     } else {
         quote! {
-            let output = #call;
+            let #output = #call;
             #ready
         }
     };
     quote! {
         fn signal<'a>(
             &'a mut self,
-            ctx: &'a mut ::tapio::__private::ActorContext<Self::Msg>,
-            signal: &'a ::tapio::Signal,
+            #ctx: &'a mut ::tapio::__private::ActorContext<Self::Msg>,
+            #signal: &'a ::tapio::Signal,
         ) -> ::tapio::__private::Handled<'a, Self::Msg> {
-            let _ = &ctx;
+            let _ = &#ctx;
             #body
         }
     }
@@ -82,6 +97,7 @@ fn signal(signal: &SignalHandler<'_>) -> TokenStream {
 
 /// `impl Protocol` and `impl Actor`.
 pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
+    let (message, ctx) = (local("message"), local("ctx"));
     let self_ty = model.self_ty;
     let protocol = &model.protocol;
     let arms = model.handlers.iter().map(|handler| arm(model, handler));
@@ -94,11 +110,11 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
         impl ::tapio::__private::Actor for #self_ty {
             fn handle<'a>(
                 &'a mut self,
-                ctx: &'a mut ::tapio::__private::ActorContext<#protocol>,
-                message: #protocol,
+                #ctx: &'a mut ::tapio::__private::ActorContext<#protocol>,
+                #message: #protocol,
             ) -> ::tapio::__private::Handled<'a, #protocol> {
-                let _ = &ctx;
-                match message {
+                let _ = &#ctx;
+                match #message {
                     #(#arms)*
                 }
             }

@@ -10,10 +10,11 @@
 //! where the message is declared, so the actor's module need not import them;
 //! primitives and `String` are spelled out, so the docs read `by: u64`.
 
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Ident, Type};
 
+use crate::expand::dispatch::local;
 use crate::model::{MessageModel, MessageShape};
 
 /// The name of the hidden helper macro of a message: `#[macro_export]` puts it at the
@@ -32,7 +33,7 @@ pub(crate) fn expand(model: &MessageModel<'_>, macro_name: &Ident) -> TokenStrea
     let (impls, params, build) = match &model.shape {
         MessageShape::Fields { named, fields } => {
             let locals: Vec<Ident> = (0..fields.len())
-                .map(|index| Ident::new(&format!("field{index}"), Span::mixed_site()))
+                .map(|index| local(&format!("field{index}")))
                 .collect();
             let types = fields.iter().map(|field| &field.ty);
             let construct = if *named {

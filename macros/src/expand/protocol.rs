@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use crate::expand::dispatch::local;
 use crate::model::ActorModel;
 
 /// The enum `{Actor}Msg` and its impls.
@@ -28,26 +29,30 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
             #variant(#message, <#message as ::tapio::__private::Message>::ReplySlot)
         }
     });
+    let message = local("message");
+    let f = local("f");
     let payloads = model.handlers.iter().map(|handler| {
         let variant = &handler.variant;
-        quote!(Self::#variant(message, _) => ::tapio::__private::Message::into_payload(message),)
+        quote!(Self::#variant(#message, _) => ::tapio::__private::Message::into_payload(#message),)
     });
     let names = model.handlers.iter().map(|handler| {
         let variant = &handler.variant;
         let name = format!("{protocol}::{variant}(..)");
-        quote!(Self::#variant(..) => f.write_str(#name),)
+        quote!(Self::#variant(..) => #f.write_str(#name),)
     });
+    let reply = local("reply");
     let accepts = model.handlers.iter().map(|handler| {
         let variant = &handler.variant;
+        let value = local("message");
         let message = handler.message;
         quote_spanned! {message.span()=>
             impl ::tapio::__private::Accepts<#message> for #protocol {
                 #[inline(always)]
                 fn wrap_with(
-                    message: #message,
-                    reply: <#message as ::tapio::__private::Message>::ReplySlot,
+                    #value: #message,
+                    #reply: <#message as ::tapio::__private::Message>::ReplySlot,
                 ) -> Self {
-                    Self::#variant(message, reply)
+                    Self::#variant(#value, #reply)
                 }
             }
 
@@ -73,8 +78,8 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
         }
 
         impl ::core::fmt::Debug for #protocol {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = &f;
+            fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                let _ = &#f;
                 match *self {
                     #(#names)*
                 }
