@@ -53,7 +53,7 @@ pub struct Counter {
     count: u64,
 }
 
-#[actor]
+#[actor(helpers)]
 impl Counter {
     fn increment(&mut self, message: Increment) {
         self.count += message.by;

@@ -45,6 +45,9 @@ const REF_METHODS: &[&str] = &[
 /// Rule: each handler's typed helper has a name of its own on the ref: not one of
 /// `ActorRef`'s methods, and not another helper's. The error says how to rename it.
 fn helper_names_free(model: &mut ActorModel<'_>, errors: &mut Errors) {
+    if model.helpers.is_none() {
+        return;
+    }
     let mut seen: HashMap<String, String> = HashMap::new();
     for handler in &mut model.handlers {
         let Some(helper) = &handler.helper else {

@@ -62,9 +62,11 @@ fn call_site_hash() -> u64 {
 
 /// Turn an `impl` block into an actor: each method handles the message type of its
 /// last parameter. Generates the protocol enum `{Type}Msg` with `Accepts` impls, the
-/// `Actor` impl that dispatches to the methods, and the trait `{Type}Ref` of typed
-/// helpers on `ActorRef<{Type}Msg>`, one per handler (`#[handler(helper = name)]`
-/// renames one, `#[handler(no_helper)]` leaves it out). See `tapio::Actor`.
+/// `Actor` impl that dispatches to the methods, and, with `#[actor(helpers)]`, the
+/// trait `{Type}Ref` of typed helpers on `ActorRef<{Type}Msg>`, one per handler
+/// (`#[handler(helper = name)]` renames one, `#[handler(no_helper)]` leaves it out).
+/// Helpers are asked for because they need each message's `#[message]` expansion:
+/// a message that implements `Message` by hand has none. See `tapio::Actor`.
 #[proc_macro_attribute]
 pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_tokens = proc_macro2::TokenStream::from(item);

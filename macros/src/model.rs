@@ -44,8 +44,9 @@ pub(crate) struct ActorModel<'a> {
     pub(crate) protocol: Ident,
     /// The visibility of the protocol enum and of the helper trait.
     pub(crate) vis: Visibility,
-    /// The generated helper trait, `CounterRef` unless `helpers = ..` says otherwise.
-    pub(crate) helpers: Ident,
+    /// The generated helper trait, when `#[actor(helpers)]` asks for one: `CounterRef`
+    /// unless `helpers = ..` names it.
+    pub(crate) helpers: Option<Ident>,
     /// One per message type, in the order written.
     pub(crate) handlers: Vec<Handler<'a>>,
     /// The `#[signal]` method, if any.

@@ -79,8 +79,9 @@
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
 //!   type, generates the protocol enum `{Type}Msg` and the dispatch. A handler of a
 //!   request returns the reply, or a [`ReplyThen`] to answer and then stop or switch
-//!   (either in a `Result`); `#[signal]` marks the signal handler. It also generates
-//!   the typed helpers: a trait `{Type}Ref`, implemented for the actor's ref, with one
+//!   (either in a `Result`); `#[signal]` marks the signal handler. With
+//!   `#[actor(helpers)]` it also generates typed helpers: a trait `{Type}Ref`
+//!   (`helpers = Name` names it), implemented for the actor's ref, with one
 //!   method per handler (a request's helper asks, any other tells; the parameters
 //!   are the message's fields), renamed with `#[handler(helper = name)]` or left out
 //!   with `#[handler(no_helper)]`:
@@ -101,7 +102,7 @@
 //! #[derive(Clone, Default)]
 //! pub struct Sum(u64);
 //!
-//! #[actor] // generates the trait `SumRef`
+//! #[actor(helpers)] // also generates the trait `SumRef`
 //! impl Sum {
 //!     fn add(&mut self, message: Add) { self.0 += message.by; }
 //!     #[handler(helper = scale_by)]

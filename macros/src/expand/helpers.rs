@@ -84,7 +84,9 @@ fn method(model: &ActorModel<'_>, handler: &Handler<'_>, impl_: bool) -> Option<
 /// The helper trait and its impl for the actor's ref.
 pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     let vis = &model.vis;
-    let helpers = &model.helpers;
+    let Some(helpers) = &model.helpers else {
+        return TokenStream::new();
+    };
     let protocol = &model.protocol;
     let actor = type_text(model.self_ty);
     let doc = format!(

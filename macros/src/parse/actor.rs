@@ -17,7 +17,9 @@ use crate::symbol::{
 pub(crate) struct ActorArgs {
     protocol: Option<syn::Ident>,
     vis: Option<Visibility>,
-    helpers: Option<syn::Ident>,
+    /// `helpers` (`Some(None)`) or `helpers = Name`: typed helpers are generated
+    /// only when asked for.
+    helpers: Option<Option<syn::Ident>>,
 }
 
 const USAGE: &str = "`#[actor]` goes on an inherent `impl` block of the actor type, with one method per message type: `#[actor] impl Counter { fn increment(&mut self, message: Increment) { .. } }`";
@@ -33,11 +35,15 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
             parsed.vis = Some(meta.value()?.parse()?);
             Ok(())
         } else if meta.path.is_ident(HELPERS) {
-            parsed.helpers = Some(meta.value()?.parse()?);
+            parsed.helpers = Some(if meta.input.peek(syn::Token![=]) {
+                Some(meta.value()?.parse()?)
+            } else {
+                None
+            });
             Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS} = Name` (the helper trait's name) and `{VIS} = pub(crate)` (their visibility)"
+                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS}` or `{HELPERS} = Name` (typed helpers on the ref, and their trait's name) and `{VIS} = pub(crate)` (their visibility)"
             )))
         }
     });
@@ -94,7 +100,7 @@ pub(crate) fn parse_actor<'a>(
         .unwrap_or_else(|| format_ident!("{}{}", type_name, PROTOCOL_SUFFIX));
     let helpers = args
         .helpers
-        .unwrap_or_else(|| format_ident!("{}{}", type_name, HELPERS_SUFFIX));
+        .map(|name| name.unwrap_or_else(|| format_ident!("{}{}", type_name, HELPERS_SUFFIX)));
     let vis = args
         .vis
         .unwrap_or_else(|| Visibility::Public(syn::token::Pub(Span::call_site())));

@@ -7,7 +7,7 @@ pub struct Start;
 #[derive(Clone)]
 pub struct Engine;
 
-#[actor]
+#[actor(helpers)]
 impl Engine {
     #[handler(rename = go)]
     fn start(&mut self, _: Start) {}

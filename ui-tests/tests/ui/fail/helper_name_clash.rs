@@ -8,7 +8,7 @@ pub struct Note(pub String);
 #[derive(Clone)]
 pub struct Journal;
 
-#[actor]
+#[actor(helpers)]
 impl Journal {
     fn tell(&mut self, _: Note) {}
 }

@@ -10,7 +10,7 @@ pub struct Restart;
 #[derive(Clone)]
 pub struct Engine;
 
-#[actor]
+#[actor(helpers)]
 impl Engine {
     #[handler(helper = go)]
     fn start(&mut self, _: Start) {}

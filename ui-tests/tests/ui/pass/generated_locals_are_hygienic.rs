@@ -28,7 +28,7 @@ pub struct GetCount;
 #[derive(Clone, Default)]
 pub struct Counter(u64);
 
-#[actor]
+#[actor(helpers)]
 impl Counter {
     fn increment(&mut self, context: &mut Ctx<Self>, m: Increment) {
         let _ = context;

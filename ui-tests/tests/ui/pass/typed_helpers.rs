@@ -72,7 +72,7 @@ pub mod counter {
         count: u64,
     }
 
-    #[actor]
+    #[actor(helpers)]
     impl Counter {
         fn increment(&mut self, message: Increment) {
             self.count += message.by;
