@@ -83,9 +83,13 @@ impl<F: Message, P: Message> Forward<F> for ToOwner<P> {
             system: self.system.clone(),
         });
         let waiting = self.owner.core.lane().reader_waiting();
-        match self.owner.user.send(Envelope::Adapted(adapted), waiting) {
+        match self
+            .owner
+            .user
+            .send(Envelope::Adapted(Box::new(adapted)), waiting)
+        {
             Sent::Refused(Envelope::Adapted(adapted)) => {
-                adapted.dead_letter(DeadLetterReason::RecipientStopped);
+                (*adapted).dead_letter(DeadLetterReason::RecipientStopped);
                 false
             }
             Sent::Refused(_) | Sent::DeadLettered => false,

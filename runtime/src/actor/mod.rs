@@ -139,7 +139,7 @@ impl<P: Message> LocalCell<P> {
             // What an adapter passed on to an owner that has stopped: a dead letter
             // naming the adapter.
             Sent::Refused(Envelope::Adapted(adapted)) => {
-                adapted.dead_letter(DeadLetterReason::RecipientStopped);
+                (*adapted).dead_letter(DeadLetterReason::RecipientStopped);
                 false
             }
             Sent::DeadLettered => false,
@@ -311,7 +311,7 @@ impl<P: Message> ActorRef<P> {
             + 'static,
     {
         match &self.target {
-            Target::Local(cell) => cell.deliver(Envelope::Run(Box::new(work))),
+            Target::Local(cell) => cell.deliver(Envelope::Run(Box::new(Box::new(work)))),
         }
     }
 

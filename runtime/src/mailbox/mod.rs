@@ -33,13 +33,17 @@ use crate::message::Message;
 /// What travels on the user lane: a message; the tick of one of the actor's own
 /// timers, which the cell turns into the timer's message if the timer still runs; or
 /// work the runtime queued to run inside the actor, in order with its messages.
+///
+/// The two rare kinds are boxed twice, so each is one thin pointer: an envelope is a
+/// word bigger than its message (16 bytes for a `u64`), not two, and a backlog of
+/// them is that much less memory to write and read.
 pub(crate) enum Envelope<P: Message> {
     Message(P),
     Tick(u64),
-    Run(Box<RunFn<P>>),
+    Run(Box<Box<RunFn<P>>>),
     /// A message of another protocol, told to one of the actor's message adapters:
     /// translated inside the actor, in order with its messages.
-    Adapted(Box<dyn AdaptedMessage<P>>),
+    Adapted(Box<Box<dyn AdaptedMessage<P>>>),
 }
 
 /// A message that came through a message adapter, on its way into the actor that owns

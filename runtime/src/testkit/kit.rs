@@ -542,7 +542,7 @@ impl<M: Message> DetachedMailbox<M> {
             match envelope {
                 Envelope::Message(message) => return Ok(Some(message)),
                 Envelope::Adapted(adapted) => {
-                    if let Some(message) = adapted.adapt(ctx)? {
+                    if let Some(message) = (*adapted).adapt(ctx)? {
                         return Ok(Some(message));
                     }
                 }

@@ -329,8 +329,8 @@ impl<P: Message> CellState<P> {
                 Some(message) => Taken::Message(message),
                 None => Taken::Nothing,
             },
-            Ok(Envelope::Run(work)) => self.run_work(work),
-            Ok(Envelope::Adapted(adapted)) => self.run_work(move |ctx| adapted.adapt(ctx)),
+            Ok(Envelope::Run(work)) => self.run_work(*work),
+            Ok(Envelope::Adapted(adapted)) => self.run_work(move |ctx| (*adapted).adapt(ctx)),
             Err(slow) => Taken::Slow(slow),
         }
     }
@@ -677,7 +677,7 @@ impl<P: Message> CellState<P> {
                     DeadLetterReason::RecipientStopped,
                 ),
                 Envelope::Adapted(adapted) => {
-                    adapted.dead_letter(DeadLetterReason::RecipientStopped)
+                    (*adapted).dead_letter(DeadLetterReason::RecipientStopped);
                 }
                 Envelope::Tick(_) | Envelope::Run(_) => {}
             }
