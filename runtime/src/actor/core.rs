@@ -15,10 +15,9 @@ use crate::system::{ActorSystem, SystemShared};
 pub(crate) enum Parent {
     /// An ordinary actor: its parent cell.
     Cell(AnyActorRef),
-    /// A guardian: the system itself (and an ask's promise, which has no task).
+    /// A guardian: the system itself; also an ask's promise and a message adapter,
+    /// which have no task and no parent.
     System,
-    /// A message adapter: no parent and no task; its owner is in its lane.
-    Adapter,
 }
 
 pub(crate) struct CellCore {
@@ -231,8 +230,8 @@ impl CellCore {
     /// The core of a message adapter at `path`: it takes no system messages (its
     /// lane is closed from the start); its end is its owner's.
     pub(crate) fn adapter(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {
-        let lane = SystemLane::closed(0);
-        Self::with_lane(Some(path), uid, system, Parent::Adapter, lane)
+        let lane = SystemLane::adapter();
+        Self::with_lane(Some(path), uid, system, Parent::System, lane)
     }
 
     fn with_lane(
@@ -259,7 +258,7 @@ impl CellCore {
                 parent.path().child(name.as_str())
             }
             // An adapter's path is written when it is made.
-            Parent::System | Parent::Adapter => {
+            Parent::System => {
                 let mut digits = [0; 20];
                 let name = crate::actor::promise::decimal(self.uid, &mut digits);
                 self.system().promises_path().child(name)
@@ -294,7 +293,7 @@ impl CellCore {
 
     /// Whether this is a message adapter's cell (read without a lock).
     pub(crate) fn is_adapter(&self) -> bool {
-        matches!(self.parent, Parent::Adapter)
+        self.lane.is_adapter()
     }
 
     pub(crate) fn lane(&self) -> &SystemLane {

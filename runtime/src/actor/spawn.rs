@@ -70,7 +70,7 @@ pub(crate) fn spawn_child<Q: Message>(
         let mut children = parent_core.children();
         if children.is_closed() {
             return Err(match parent_core.parent() {
-                Parent::System | Parent::Adapter => SpawnError::SystemTerminated {
+                Parent::System => SpawnError::SystemTerminated {
                     system: system.name().to_owned(),
                 },
                 Parent::Cell(_) => SpawnError::ParentStopping {

@@ -58,6 +58,10 @@ pub(crate) struct SystemLane {
     /// mailbox still empty without locking it. It lives here because here it fills
     /// padding; the user lane is sized to the byte.
     reader_waiting: AtomicBool,
+    /// Set for a message adapter's lane (closed from the start, never changed): what
+    /// tells an adapter from other targets without a lock. Also in padding: a third
+    /// kind of `Parent` would have cost every cell a word.
+    adapter: bool,
 }
 
 const PENDING: u8 = 1;
@@ -108,6 +112,7 @@ impl SystemLane {
             flags: AtomicU8::new(flags),
             parked: AtomicBool::new(true),
             reader_waiting: AtomicBool::new(false),
+            adapter: false,
         }
     }
 
@@ -204,6 +209,19 @@ impl SystemLane {
     #[inline(always)]
     pub(crate) fn unpark(&self) {
         self.parked.store(false, Ordering::Release);
+    }
+
+    /// A message adapter's lane: closed from the start (it takes no system messages).
+    pub(crate) fn adapter() -> Self {
+        Self {
+            adapter: true,
+            ..Self::closed(0)
+        }
+    }
+
+    /// Whether this is a message adapter's lane.
+    pub(crate) fn is_adapter(&self) -> bool {
+        self.adapter
     }
 
     /// The user lane's reader-waiting mark (see the field).

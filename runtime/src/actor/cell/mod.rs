@@ -764,8 +764,6 @@ impl<P: Message> CellState<P> {
                 wake_waiting_ancestor(parent);
             }
             Parent::System => core.system().guardian_stopped(core.path()),
-            // An adapter has no task, so it never ends here.
-            Parent::Adapter => {}
         }
     }
 }
