@@ -100,7 +100,13 @@ impl<P: Message> LocalCell<P> {
     /// says the envelope itself could not be queued.
     #[inline]
     pub(crate) fn deliver(&self, envelope: Envelope<P>) -> bool {
-        match self.user.send(envelope, self.core.lane().reader_waiting()) {
+        let lane = self.core.lane();
+        if lane.is_stopping_actor() {
+            // Refused without the mailbox's lock: a tell to a stopped actor costs a
+            // load, and its dead letter nothing more when nobody subscribes.
+            return self.deliver_slow(Sent::Refused(envelope));
+        }
+        match self.user.send(envelope, lane.reader_waiting()) {
             Sent::Queued => true,
             sent => self.deliver_slow(sent),
         }

@@ -58,10 +58,20 @@ pub(crate) struct SystemLane {
     /// mailbox still empty without locking it. It lives here because here it fills
     /// padding; the user lane is sized to the byte.
     reader_waiting: AtomicBool,
-    /// Set for a message adapter's lane (closed from the start, never changed): what
-    /// tells an adapter from other targets without a lock. Also in padding: a third
-    /// kind of `Parent` would have cost every cell a word.
-    adapter: bool,
+    /// What kind of target the lane belongs to, never changed: what tells an adapter
+    /// from other targets, and an actor that has begun to stop from a promise (which
+    /// counts as stopping from birth), without a lock. Also in padding: a third kind
+    /// of `Parent` would have cost every cell a word.
+    kind: LaneKind,
+}
+
+/// The kind of target a system lane belongs to.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LaneKind {
+    #[default]
+    Actor,
+    Promise,
+    Adapter,
 }
 
 const PENDING: u8 = 1;
@@ -112,7 +122,7 @@ impl SystemLane {
             flags: AtomicU8::new(flags),
             parked: AtomicBool::new(true),
             reader_waiting: AtomicBool::new(false),
-            adapter: false,
+            kind: LaneKind::Promise,
         }
     }
 
@@ -214,14 +224,21 @@ impl SystemLane {
     /// A message adapter's lane: closed from the start (it takes no system messages).
     pub(crate) fn adapter() -> Self {
         Self {
-            adapter: true,
+            kind: LaneKind::Adapter,
             ..Self::closed(0)
         }
     }
 
     /// Whether this is a message adapter's lane.
     pub(crate) fn is_adapter(&self) -> bool {
-        self.adapter
+        self.kind == LaneKind::Adapter
+    }
+
+    /// Whether this is an actor that has begun to stop: its mailbox takes nothing
+    /// more, which a sender can tell from this byte without the mailbox's lock.
+    #[inline(always)]
+    pub(crate) fn is_stopping_actor(&self) -> bool {
+        self.kind == LaneKind::Actor && self.flags.load(Ordering::Acquire) & STOPPING != 0
     }
 
     /// The user lane's reader-waiting mark (see the field).
