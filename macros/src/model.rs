@@ -67,8 +67,10 @@ pub(crate) struct Handler<'a> {
     pub(crate) variant: Ident,
     /// The name of its typed helper on the ref, unless `#[handler(no_helper)]`.
     pub(crate) helper: Option<Ident>,
-    /// Its `cfg` and `cfg_attr` attributes, which everything generated for it copies.
-    pub(crate) cfgs: Vec<&'a Attribute>,
+    /// Its `cfg` attributes, and the `cfg` parts of its `cfg_attr`s: everything
+    /// generated for it (variant, dispatch arm, impls, helper) copies them, so a
+    /// handler compiled out leaves nothing behind.
+    pub(crate) cfgs: Vec<Attribute>,
 }
 
 /// The signal handler.

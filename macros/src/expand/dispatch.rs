@@ -41,11 +41,13 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
         quote!(self.#method(#message))
     };
     let message_ty = handler.message;
+    let cfgs = &handler.cfgs;
     let finish = quote_spanned! {output_span(handler.method)=>
         ::tapio::__private::finish::<#message_ty, _, _, _>(#reply, #ctx, #output)
     };
     if handler.is_async {
         quote! {
+            #(#cfgs)*
             #protocol::#variant(#message, #reply) => ::tapio::__private::Handled::pending(async move {
                 let #output = #call.await;
                 #finish
@@ -53,6 +55,7 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
         }
     } else {
         quote! {
+            #(#cfgs)*
             #protocol::#variant(#message, #reply) => {
                 let #output = #call;
                 ::tapio::__private::Handled::ready(#finish)

@@ -19,12 +19,14 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     );
     let variants = model.handlers.iter().map(|handler| {
         let variant = &handler.variant;
+        let cfgs = &handler.cfgs;
         let message = handler.message;
         let doc = format!(
             "A `{}`, with where its answer goes.",
             quote!(#message).to_string().replace(' ', "")
         );
         quote_spanned! {message.span()=>
+            #(#cfgs)*
             #[doc = #doc]
             #variant(#message, <#message as ::tapio::__private::Message>::ReplySlot)
         }
@@ -32,20 +34,21 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     let message = local("message");
     let f = local("f");
     let payloads = model.handlers.iter().map(|handler| {
-        let variant = &handler.variant;
-        quote!(Self::#variant(#message, _) => ::tapio::__private::Message::into_payload(#message),)
+        let (variant, cfgs) = (&handler.variant, &handler.cfgs);
+        quote!(#(#cfgs)* Self::#variant(#message, _) => ::tapio::__private::Message::into_payload(#message),)
     });
     let names = model.handlers.iter().map(|handler| {
-        let variant = &handler.variant;
+        let (variant, cfgs) = (&handler.variant, &handler.cfgs);
         let name = format!("{protocol}::{variant}(..)");
-        quote!(Self::#variant(..) => #f.write_str(#name),)
+        quote!(#(#cfgs)* Self::#variant(..) => #f.write_str(#name),)
     });
     let reply = local("reply");
     let accepts = model.handlers.iter().map(|handler| {
-        let variant = &handler.variant;
+        let (variant, cfgs) = (&handler.variant, &handler.cfgs);
         let value = local("message");
         let message = handler.message;
         quote_spanned! {message.span()=>
+            #(#cfgs)*
             impl ::tapio::__private::Accepts<#message> for #protocol {
                 #[inline(always)]
                 fn wrap_with(
@@ -56,6 +59,7 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
                 }
             }
 
+            #(#cfgs)*
             impl ::tapio::__private::Answers<#message> for #protocol {}
         }
     });

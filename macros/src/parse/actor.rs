@@ -3,7 +3,8 @@
 use proc_macro2::{Span, TokenStream};
 use quote::format_ident;
 use syn::parse::Parser;
-use syn::{FnArg, ImplItem, ImplItemFn, Item, ItemImpl, Type, Visibility};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, FnArg, ImplItem, ImplItemFn, Item, ItemImpl, Meta, Token, Type, Visibility};
 
 use crate::errors::Errors;
 use crate::model::{ActorModel, Handler, SignalHandler};
@@ -280,11 +281,7 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         return None;
     };
     let helper = parse_helper_name(method, errors);
-    let cfgs = method
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
-        .collect();
+    let cfgs = method.attrs.iter().filter_map(conditions).collect();
     Some(Handler {
         method,
         is_async: method.sig.asyncness.is_some(),
@@ -294,6 +291,41 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         helper,
         cfgs,
     })
+}
+
+/// What of a handler's attribute decides whether it is compiled: a `cfg` as it is;
+/// a `cfg_attr` kept with only the `cfg`s it applies (`#[cfg_attr(unix, inline,
+/// cfg(x))]` gives `#[cfg_attr(unix, cfg(x))]`), since its other attributes are the
+/// method's own and may not be valid on a variant or an impl; anything else, nothing.
+fn conditions(attr: &Attribute) -> Option<Attribute> {
+    if attr.path().is_ident("cfg") {
+        return Some(attr.clone());
+    }
+    if !attr.path().is_ident("cfg_attr") {
+        return None;
+    }
+    let metas = attr
+        .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        .ok()?;
+    let mut metas = metas.into_iter();
+    let predicate = metas.next()?;
+    let kept: Vec<Meta> = metas
+        .filter_map(|meta| {
+            if meta.path().is_ident("cfg") {
+                Some(meta)
+            } else if meta.path().is_ident("cfg_attr") {
+                let nested: Attribute = syn::parse_quote!(#[#meta]);
+                conditions(&nested).map(|nested| nested.meta)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    let span = attr.pound_token.span;
+    Some(syn::parse_quote_spanned!(span=> #[cfg_attr(#predicate, #(#kept),*)]))
 }
 
 fn parse_signal_handler<'a>(
