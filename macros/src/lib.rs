@@ -60,6 +60,18 @@ fn call_site_hash() -> u64 {
     hasher.finish()
 }
 
+/// A number for the file and column where the macro is called, and `key`: the same
+/// for two `#[actor]` blocks for one type in one module (see `expand::actor`).
+fn scope_hash(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let span = proc_macro::Span::call_site();
+    let mut hasher = std::hash::DefaultHasher::new();
+    span.file().hash(&mut hasher);
+    span.column().hash(&mut hasher);
+    key.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Turn an `impl` block into an actor: each method handles the message type of its
 /// last parameter. Generates the protocol enum `{Type}Msg` with `Accepts` impls, the
 /// `Actor` impl that dispatches to the methods, and, with `#[actor(helpers)]`, the
@@ -92,7 +104,12 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
         };
     };
     check::check_actor(&mut model, &mut errors);
-    let generated = expand::actor(&model);
+    let self_ty = model.self_ty;
+    let site = expand::Site {
+        block: call_site_hash(),
+        scope: scope_hash(&quote::quote!(#self_ty).to_string()),
+    };
+    let generated = expand::actor(&model, site);
     match errors.finish() {
         Ok(()) => generated.into(),
         Err(error) => {

@@ -40,6 +40,8 @@ pub(crate) struct ActorModel<'a> {
     pub(crate) item: &'a ItemImpl,
     /// The actor type, `Counter` in `impl Counter`.
     pub(crate) self_ty: &'a Type,
+    /// The last segment of its path, `Counter` in `impl crate::Counter`.
+    pub(crate) type_name: &'a Ident,
     /// The generated protocol enum, `CounterMsg` unless `protocol = ..` says otherwise.
     pub(crate) protocol: Ident,
     /// The visibility of the protocol enum and of the helper trait.

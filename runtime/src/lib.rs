@@ -248,6 +248,13 @@ pub mod __private {
         fn from_fields(fields: Self::Fields) -> Self;
     }
 
+    /// What an `#[actor]` block expands through when it is the first for its type
+    /// in its scope: everything it generated. A later block for the same type finds
+    /// the first one's own `macro_rules!` of the same name instead (textual scope
+    /// comes before this import), which keeps only the error: see `expand::actor` in
+    /// the macros.
+    pub use crate::__tapio_actor_first as actor_first;
+
     /// The type of field `N` of a `#[message]` struct, named where the struct is
     /// declared, so a helper generated elsewhere need not have it in scope.
     pub trait FieldType<const N: usize> {
@@ -257,6 +264,15 @@ pub mod __private {
 }
 
 mod reply;
+
+/// See `__private::actor_first`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tapio_actor_first {
+    ({$($error:tt)*} {$($generated:tt)*}) => {
+        $($generated)*
+    };
+}
 
 /// The README's examples, compiled and run as doc tests so the README stays true.
 #[cfg(doctest)]

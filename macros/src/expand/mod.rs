@@ -8,7 +8,7 @@ pub(crate) mod protocol;
 pub(crate) mod test;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use syn::{ImplItem, ItemImpl};
 
 use crate::model::ActorModel;
@@ -28,16 +28,75 @@ pub(crate) fn user_block(block: &ItemImpl) -> ItemImpl {
     block
 }
 
+/// Where an `#[actor]` block is, for telling a second block for the same type from
+/// the first: `block` is unique to the block, `scope` is shared by the blocks for
+/// one type written at one indentation of one file (see `actor`).
+#[derive(Clone, Copy)]
+pub(crate) struct Site {
+    /// A hash of the block's file, line and column.
+    pub(crate) block: u64,
+    /// A hash of the block's file and column, and its type as written.
+    pub(crate) scope: u64,
+}
+
 /// Everything `#[actor]` generates.
-pub(crate) fn actor(model: &ActorModel<'_>) -> TokenStream {
+///
+/// A macro sees one block, so two `#[actor]` blocks for one type would each define
+/// the protocol enum and the `Actor` impl, and rustc would report every clash (five
+/// or six errors). Instead, what a block generates goes through a macro named after
+/// its type and `Site::scope`, found first in textual scope (a `macro_rules!` that
+/// an earlier block left behind) and else through a glob import of the runtime's
+/// `actor_first`, which emits it. Each block then defines that `macro_rules!`
+/// itself, keeping only the error: so a later block in the same scope gives one
+/// error, on its type, and none of its clashes. The user's methods are emitted
+/// either way, so calls to them still resolve.
+///
+/// The scope is the file and the column: blocks in one module sit at one
+/// indentation, and a nested module or function body, whose textual scope would
+/// also see the `macro_rules!`, sits deeper, so a type of the same name there is
+/// not taken for a second block.
+pub(crate) fn actor(model: &ActorModel<'_>, site: Site) -> TokenStream {
     let block = user_block(model.item);
     let protocol = protocol::expand(model);
     let dispatch = dispatch::expand(model);
     let helpers = helpers::expand(model);
+    let self_ty = model.self_ty;
+    let type_name = model.type_name;
+    let error = syn::Error::new_spanned(
+        self_ty,
+        format!(
+            "a second `#[actor]` block for `{type_name}`: one block generates an actor's protocol enum and its dispatch, so all its handlers go in one `#[actor] impl {type_name} {{ .. }}`; move these methods into the first block (methods that are not handlers go in a plain `impl {type_name}` block)"
+        ),
+    )
+    .to_compile_error();
+    let route = format_ident!("__tapio_actor_{}_{:016x}", type_name, site.scope);
+    let fallback = format_ident!("__tapio_actor_{:016x}", site.block);
     quote! {
         #block
-        #protocol
-        #dispatch
-        #helpers
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_imports)]
+        mod #fallback {
+            pub(crate) use ::tapio::__private::actor_first as #route;
+        }
+        #[allow(unused_imports)]
+        use #fallback::*;
+
+        #route! {
+            { #error }
+            {
+                #protocol
+                #dispatch
+                #helpers
+            }
+        }
+
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #route {
+            ({$($error:tt)*} {$($generated:tt)*}) => {
+                $($error)*
+            };
+        }
     }
 }

@@ -140,6 +140,7 @@ pub(crate) fn parse_actor<'a>(
     Some(ActorModel {
         item: block,
         self_ty,
+        type_name,
         protocol,
         vis,
         helpers,
