@@ -234,7 +234,10 @@ pub mod prelude {
 pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
     pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
-    pub use crate::reply::{Finish, IntoReply, NoReply, ReplyTo, finish};
+    pub use crate::reply::{
+        ErrorCannotFail, ErrorFails, Finish, IntoReply, NoReply, OutputAsIs, OutputCheck,
+        OutputFinishes, ReplyTo, finish,
+    };
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
     pub use std::boxed::Box;
     pub use std::result::Result;

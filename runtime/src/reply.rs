@@ -277,3 +277,104 @@ fn note_unhandled(message_type: &'static str) {
 pub(crate) fn take_unhandled() -> Option<&'static str> {
     UNHANDLED.with(std::cell::Cell::take)
 }
+
+/// What the code `#[actor]` generates passes a handler's output through before
+/// [`finish`], so that a `Result` whose error cannot fail an actor (`Result<(), u32>`)
+/// is refused with one message about the error type, rather than rustc's
+/// "`u32: std::error::Error` is not satisfied" from deep inside `IntoFailure`'s
+/// blanket impl. It picks one of four traits by autoref (a method found on `&&&&C`
+/// before `&&&C`, and so on), each level applying only where its impl's bounds hold:
+///
+/// 1. `S: Finish<P, O>`: the output is fine as it is; passed on unchanged.
+/// 2. `O` is a `Result` whose error is an [`IntoFailure`]: passed on unchanged, and
+///    [`finish`] reports what else is wrong with it.
+/// 3. `O` is a `Result` whose error is not: [`HandlerError`] is required of the error,
+///    which nothing implements, so the message is its own.
+/// 4. Anything else: passed on unchanged, for [`finish`] to report.
+///
+/// Every level but the third is the identity, so a valid handler pays nothing.
+#[doc(hidden)]
+#[allow(missing_debug_implementations)]
+pub struct OutputCheck<S, P, O>(std::marker::PhantomData<Types<S, P, O>>);
+
+/// The types an [`OutputCheck`] is about, without owning any.
+type Types<S, P, O> = fn() -> (S, P, O);
+
+impl<S, P, O> OutputCheck<S, P, O> {
+    /// The check for `output`'s type.
+    #[inline(always)]
+    pub fn of(_output: &O) -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+/// Level 1 of [`OutputCheck`].
+#[doc(hidden)]
+pub trait OutputFinishes<O> {
+    /// The output, unchanged.
+    fn pass(self, output: O) -> O;
+}
+
+impl<S: Finish<P, O>, P: Message, O> OutputFinishes<O> for &&&&OutputCheck<S, P, O> {
+    #[inline(always)]
+    fn pass(self, output: O) -> O {
+        output
+    }
+}
+
+/// Level 2 of [`OutputCheck`].
+#[doc(hidden)]
+pub trait ErrorFails<O> {
+    /// The output, unchanged.
+    fn pass(self, output: O) -> O;
+}
+
+impl<S, P, T, E: IntoFailure> ErrorFails<Result<T, E>> for &&&OutputCheck<S, P, Result<T, E>> {
+    #[inline(always)]
+    fn pass(self, output: Result<T, E>) -> Result<T, E> {
+        output
+    }
+}
+
+/// Level 3 of [`OutputCheck`].
+#[doc(hidden)]
+pub trait ErrorCannotFail<T, E> {
+    /// Never compiles: `E` is not a [`HandlerError`].
+    fn pass(self, output: Result<T, E>) -> Result<T, crate::BoxError>
+    where
+        E: HandlerError;
+}
+
+impl<S, P, T, E> ErrorCannotFail<T, E> for &&OutputCheck<S, P, Result<T, E>> {
+    #[inline(always)]
+    fn pass(self, output: Result<T, E>) -> Result<T, crate::BoxError>
+    where
+        E: HandlerError,
+    {
+        output.map_err(|_| crate::BoxError::from("unreachable"))
+    }
+}
+
+/// Level 4 of [`OutputCheck`].
+#[doc(hidden)]
+pub trait OutputAsIs<O> {
+    /// The output, unchanged.
+    fn pass(self, output: O) -> O;
+}
+
+impl<S, P, O> OutputAsIs<O> for &OutputCheck<S, P, O> {
+    #[inline(always)]
+    fn pass(self, output: O) -> O {
+        output
+    }
+}
+
+/// Never implemented: [`OutputCheck`] requires it of a handler's error type that
+/// cannot fail an actor, for the message.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a handler cannot fail with a `{Self}`: its error must be a `std::error::Error`",
+    label = "`{Self}` is not a `std::error::Error`",
+    note = "a handler's `Err` fails the actor, and supervision matches failures by type (`on_failure::<E>(..)`): return `Result<_, E>` with `E: std::error::Error + Send + Sync + 'static`, a `tapio::BoxError`, or a `String` or `&'static str` message"
+)]
+pub trait HandlerError {}

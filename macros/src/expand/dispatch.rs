@@ -42,8 +42,23 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
     };
     let message_ty = handler.message;
     let cfgs = &handler.cfgs;
-    let finish = quote_spanned! {output_span(handler.method)=>
-        ::tapio::__private::finish::<#message_ty, _, _, _>(#reply, #ctx, #output)
+    // The output goes through `OutputCheck` first (see the runtime's `reply.rs`): an
+    // error type that cannot fail the actor gets a message of its own.
+    let span = output_span(handler.method);
+    let finish = quote_spanned! {span=>
+        {
+            #[allow(unused_imports)]
+            use ::tapio::__private::{ErrorCannotFail as _, ErrorFails as _, OutputAsIs as _, OutputFinishes as _};
+            let #output = (&&&&::tapio::__private::OutputCheck::<
+                <#message_ty as ::tapio::__private::Message>::ReplySlot,
+                #protocol,
+                _,
+            >::of(&#output))
+                // Through `identity`, so an error points at the return type (the
+                // call's span), not at the attribute (the hygienic local's).
+                .pass(::core::convert::identity(#output));
+            ::tapio::__private::finish::<#message_ty, _, _, _>(#reply, #ctx, #output)
+        }
     };
     if handler.is_async {
         quote! {
