@@ -235,8 +235,8 @@ pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
     pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
     pub use crate::reply::{
-        ErrorCannotFail, ErrorFails, Finish, IntoReply, NoReply, OutputAsIs, OutputCheck,
-        OutputFinishes, ReplyTo, finish,
+        ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, NoReply, OutputCheck, OutputFinishes,
+        ReplyTo, ResultWithError, UnknownSlot,
     };
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
     pub use std::boxed::Box;

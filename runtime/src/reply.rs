@@ -248,7 +248,11 @@ impl<P: Message, R: Message, O: IntoReply<R, P>> Finish<P, O> for ReplyTo<R> {
 /// the message's type is noted here for the dead letter the cell publishes.
 #[doc(hidden)]
 #[inline(always)]
-pub fn finish<M, P, S, O>(slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>
+pub(crate) fn finish<M, P, S, O>(
+    slot: S,
+    ctx: &ActorContext<P>,
+    output: O,
+) -> Result<Behavior<P>, Failure>
 where
     P: Message,
     S: Finish<P, O>,
@@ -278,21 +282,23 @@ pub(crate) fn take_unhandled() -> Option<&'static str> {
     UNHANDLED.with(std::cell::Cell::take)
 }
 
-/// What the code `#[actor]` generates passes a handler's output through before
-/// [`finish`], so that a `Result` whose error cannot fail an actor (`Result<(), u32>`)
-/// is refused with one message about the error type, rather than rustc's
-/// "`u32: std::error::Error` is not satisfied" from deep inside `IntoFailure`'s
-/// blanket impl. It picks one of four traits by autoref (a method found on `&&&&C`
-/// before `&&&C`, and so on), each level applying only where its impl's bounds hold:
+/// How the code `#[actor]` generates finishes a message: `(&&&&&check).finish::<M>(slot,
+/// ctx, output)`, where the number of `&` picks the first of five traits whose impl's
+/// bounds hold (autoref specialization). Every level calls [`finish`] the same way;
+/// they differ in what they require of the types, and so in the one error a wrong
+/// handler gets:
 ///
-/// 1. `S: Finish<P, O>`: the output is fine as it is; passed on unchanged.
-/// 2. `O` is a `Result` whose error is an [`IntoFailure`]: passed on unchanged, and
-///    [`finish`] reports what else is wrong with it.
-/// 3. `O` is a `Result` whose error is not: [`HandlerError`] is required of the error,
-///    which nothing implements, so the message is its own.
-/// 4. Anything else: passed on unchanged, for [`finish`] to report.
-///
-/// Every level but the third is the identity, so a valid handler pays nothing.
+/// 1. `S: Finish<P, O>`: nothing more; this is every valid handler.
+/// 2. `S` is a known reply slot and `O` a `Result` whose error can fail the actor:
+///    `S: Finish<P, O>`, whose messages (`IntoNext`, `IntoReply`) say what the
+///    handler may return.
+/// 3. `O` is a `Result` whose error cannot fail the actor (`Result<(), u32>`): the
+///    never-implemented [`HandlerError`] of the error type, so the message is about
+///    it, rather than rustc's "`u32: std::error::Error` is not satisfied" from deep
+///    inside `IntoFailure`'s blanket impl.
+/// 4. `S` is a known reply slot: `S: Finish<P, O>`.
+/// 5. `S` is not known: the handler's parameter is not a message, which the protocol
+///    enum already reports; nothing more is required, and the body is never run.
 #[doc(hidden)]
 #[allow(missing_debug_implementations)]
 pub struct OutputCheck<S, P, O>(std::marker::PhantomData<Types<S, P, O>>);
@@ -308,64 +314,118 @@ impl<S, P, O> OutputCheck<S, P, O> {
     }
 }
 
-/// Level 1 of [`OutputCheck`].
+/// A reply slot the runtime defines: [`NoReply`] or [`ReplyTo`]. The slot of a type
+/// that is not a message is not one.
 #[doc(hidden)]
-pub trait OutputFinishes<O> {
-    /// The output, unchanged.
-    fn pass(self, output: O) -> O;
+pub trait KnownSlot {}
+
+impl KnownSlot for NoReply {}
+
+impl<R: Message> KnownSlot for ReplyTo<R> {}
+
+/// Level 1 of [`OutputCheck`]: a valid output.
+#[doc(hidden)]
+pub trait OutputFinishes<S, P: Message, O> {
+    /// Finish one message of type `M`: see [`finish`].
+    fn finish<M>(self, slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>;
 }
 
-impl<S: Finish<P, O>, P: Message, O> OutputFinishes<O> for &&&&OutputCheck<S, P, O> {
+impl<S: Finish<P, O>, P: Message, O> OutputFinishes<S, P, O> for &&&&&OutputCheck<S, P, O> {
     #[inline(always)]
-    fn pass(self, output: O) -> O {
-        output
+    fn finish<M>(self, slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure> {
+        finish::<M, P, S, O>(slot, ctx, output)
     }
 }
 
-/// Level 2 of [`OutputCheck`].
+/// Level 2 of [`OutputCheck`]: a `Result` whose error can fail the actor, but whose
+/// value is not an answer.
 #[doc(hidden)]
-pub trait ErrorFails<O> {
-    /// The output, unchanged.
-    fn pass(self, output: O) -> O;
+pub trait ResultWithError<S, P: Message, T, E> {
+    /// Finish one message of type `M`: see [`finish`].
+    fn finish<M>(
+        self,
+        slot: S,
+        ctx: &ActorContext<P>,
+        output: Result<T, E>,
+    ) -> Result<Behavior<P>, Failure>
+    where
+        S: Finish<P, Result<T, E>>;
 }
 
-impl<S, P, T, E: IntoFailure> ErrorFails<Result<T, E>> for &&&OutputCheck<S, P, Result<T, E>> {
+impl<S: KnownSlot, P: Message, T, E: IntoFailure> ResultWithError<S, P, T, E>
+    for &&&&OutputCheck<S, P, Result<T, E>>
+{
     #[inline(always)]
-    fn pass(self, output: Result<T, E>) -> Result<T, E> {
-        output
+    fn finish<M>(
+        self,
+        slot: S,
+        ctx: &ActorContext<P>,
+        output: Result<T, E>,
+    ) -> Result<Behavior<P>, Failure>
+    where
+        S: Finish<P, Result<T, E>>,
+    {
+        finish::<M, P, S, Result<T, E>>(slot, ctx, output)
     }
 }
 
-/// Level 3 of [`OutputCheck`].
+/// Level 3 of [`OutputCheck`]: a `Result` whose error cannot fail the actor.
 #[doc(hidden)]
-pub trait ErrorCannotFail<T, E> {
+pub trait ErrorCannotFail<S, P: Message, T, E> {
     /// Never compiles: `E` is not a [`HandlerError`].
-    fn pass(self, output: Result<T, E>) -> Result<T, crate::BoxError>
+    fn finish<M>(
+        self,
+        slot: S,
+        ctx: &ActorContext<P>,
+        output: Result<T, E>,
+    ) -> Result<Behavior<P>, Failure>
     where
         E: HandlerError;
 }
 
-impl<S, P, T, E> ErrorCannotFail<T, E> for &&OutputCheck<S, P, Result<T, E>> {
-    #[inline(always)]
-    fn pass(self, output: Result<T, E>) -> Result<T, crate::BoxError>
+impl<S, P: Message, T, E> ErrorCannotFail<S, P, T, E> for &&&OutputCheck<S, P, Result<T, E>> {
+    fn finish<M>(self, _: S, _: &ActorContext<P>, _: Result<T, E>) -> Result<Behavior<P>, Failure>
     where
         E: HandlerError,
     {
-        output.map_err(|_| crate::BoxError::from("unreachable"))
+        Err(Failure::from_boxed(
+            "a handler error that is not an error".into(),
+        ))
     }
 }
 
-/// Level 4 of [`OutputCheck`].
+/// Level 4 of [`OutputCheck`]: any other output of a handler of a message.
 #[doc(hidden)]
-pub trait OutputAsIs<O> {
-    /// The output, unchanged.
-    fn pass(self, output: O) -> O;
+pub trait KnownSlotOutput<S, P: Message, O> {
+    /// Finish one message of type `M`: see [`finish`].
+    fn finish<M>(self, slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>
+    where
+        S: Finish<P, O>;
 }
 
-impl<S, P, O> OutputAsIs<O> for &OutputCheck<S, P, O> {
+impl<S: KnownSlot, P: Message, O> KnownSlotOutput<S, P, O> for &&OutputCheck<S, P, O> {
     #[inline(always)]
-    fn pass(self, output: O) -> O {
-        output
+    fn finish<M>(self, slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>
+    where
+        S: Finish<P, O>,
+    {
+        finish::<M, P, S, O>(slot, ctx, output)
+    }
+}
+
+/// Level 5 of [`OutputCheck`]: the reply slot is not known, because the handler's
+/// parameter is not a message, which the protocol enum already reports.
+#[doc(hidden)]
+pub trait UnknownSlot<S, P: Message, O> {
+    /// Never run: the program does not compile.
+    fn finish<M>(self, slot: S, ctx: &ActorContext<P>, output: O) -> Result<Behavior<P>, Failure>;
+}
+
+impl<S, P: Message, O> UnknownSlot<S, P, O> for &OutputCheck<S, P, O> {
+    fn finish<M>(self, _: S, _: &ActorContext<P>, _: O) -> Result<Behavior<P>, Failure> {
+        Err(Failure::from_boxed(
+            "a handler of a type that is not a message".into(),
+        ))
     }
 }
 

@@ -42,22 +42,28 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
     };
     let message_ty = handler.message;
     let cfgs = &handler.cfgs;
-    // The output goes through `OutputCheck` first (see the runtime's `reply.rs`): an
-    // error type that cannot fail the actor gets a message of its own.
     let span = output_span(handler.method);
+    // `OutputCheck` picks how to finish by autoref, so each wrong output gets one
+    // message of its own (see the runtime's `reply.rs`). The arguments go in through
+    // `identity`, so an error points at the return type (the call's span), not at
+    // the attribute (the hygienic locals').
     let finish = quote_spanned! {span=>
         {
             #[allow(unused_imports)]
-            use ::tapio::__private::{ErrorCannotFail as _, ErrorFails as _, OutputAsIs as _, OutputFinishes as _};
-            let #output = (&&&&::tapio::__private::OutputCheck::<
+            use ::tapio::__private::{
+                ErrorCannotFail as _, KnownSlotOutput as _, OutputFinishes as _,
+                ResultWithError as _, UnknownSlot as _,
+            };
+            (&&&&&::tapio::__private::OutputCheck::<
                 <#message_ty as ::tapio::__private::Message>::ReplySlot,
                 #protocol,
                 _,
             >::of(&#output))
-                // Through `identity`, so an error points at the return type (the
-                // call's span), not at the attribute (the hygienic local's).
-                .pass(::core::convert::identity(#output));
-            ::tapio::__private::finish::<#message_ty, _, _, _>(#reply, #ctx, #output)
+                .finish::<#message_ty>(
+                    ::core::convert::identity(#reply),
+                    ::core::convert::identity(#ctx),
+                    ::core::convert::identity(#output),
+                )
         }
     };
     if handler.is_async {
@@ -120,12 +126,13 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     let protocol = &model.protocol;
     let arms = model.handlers.iter().map(|handler| arm(model, handler));
     let signal = model.signal.as_ref().map(signal);
+    let bounds = crate::expand::protocol::message_bounds(model);
     quote! {
-        impl ::tapio::__private::Protocol for #self_ty {
+        impl ::tapio::__private::Protocol for #self_ty #bounds {
             type Msg = #protocol;
         }
 
-        impl ::tapio::__private::Actor for #self_ty {
+        impl ::tapio::__private::Actor for #self_ty #bounds {
             fn handle<'a>(
                 &'a mut self,
                 #ctx: &'a mut ::tapio::__private::ActorContext<#protocol>,

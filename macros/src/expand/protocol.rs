@@ -6,6 +6,25 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::expand::dispatch::local;
+
+/// `where for<'m> M: Message` for every handled message type `M`, on every impl the
+/// macro generates: the bounds hold for a valid actor, and for a parameter type that
+/// is not a message they keep the impls from each reporting it again, so the one
+/// error is the enum's, on the parameter's type. Higher-ranked, because a bound
+/// that names no generic parameter is checked where it is written (`trivial_bounds`).
+pub(crate) fn message_bounds(model: &ActorModel<'_>) -> TokenStream {
+    // A handler under `cfg` has none: attributes on bounds are unstable, and its
+    // message type may be compiled out with it.
+    let messages = model
+        .handlers
+        .iter()
+        .filter(|handler| handler.cfgs.is_empty())
+        .map(|handler| {
+            let message = handler.message;
+            quote!(for<'__tapio> #message: ::tapio::__private::Message,)
+        });
+    quote!(where #(#messages)*)
+}
 use crate::model::ActorModel;
 
 /// The enum `{Actor}Msg` and its impls.
@@ -43,13 +62,14 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
         quote!(#(#cfgs)* Self::#variant(..) => #f.write_str(#name),)
     });
     let reply = local("reply");
+    let bounds = message_bounds(model);
     let accepts = model.handlers.iter().map(|handler| {
         let (variant, cfgs) = (&handler.variant, &handler.cfgs);
         let value = local("message");
         let message = handler.message;
         quote_spanned! {message.span()=>
             #(#cfgs)*
-            impl ::tapio::__private::Accepts<#message> for #protocol {
+            impl ::tapio::__private::Accepts<#message> for #protocol #bounds {
                 #[inline(always)]
                 fn wrap_with(
                     #value: #message,
@@ -60,7 +80,7 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
             }
 
             #(#cfgs)*
-            impl ::tapio::__private::Answers<#message> for #protocol {}
+            impl ::tapio::__private::Answers<#message> for #protocol #bounds {}
         }
     });
     quote! {
@@ -71,7 +91,7 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
             #(#variants,)*
         }
 
-        impl ::tapio::__private::Message for #protocol {
+        impl ::tapio::__private::Message for #protocol #bounds {
             type ReplySlot = ::tapio::__private::NoReply;
 
             fn into_payload(self) -> ::tapio::__private::Payload {
@@ -81,7 +101,7 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
             }
         }
 
-        impl ::core::fmt::Debug for #protocol {
+        impl ::core::fmt::Debug for #protocol #bounds {
             fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 let _ = &#f;
                 match *self {
