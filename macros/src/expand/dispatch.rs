@@ -85,8 +85,9 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
     }
 }
 
-fn signal(handler: &SignalHandler<'_>) -> TokenStream {
+fn signal(model: &ActorModel<'_>, handler: &SignalHandler<'_>) -> TokenStream {
     let (signal, output, ctx) = (local("signal"), local("output"), local("ctx"));
+    let protocol = &model.protocol;
     let method = &handler.method.sig.ident;
     let call = if handler.takes_ctx {
         quote!(self.#method(#ctx, #signal))
@@ -94,20 +95,25 @@ fn signal(handler: &SignalHandler<'_>) -> TokenStream {
         quote!(self.#method(#signal))
     };
     // The answer is checked (`IntoNext`) on the user's return type, so that is where
-    // an error points.
+    // an error points (through `identity`: a hygienic local would point at the
+    // attribute). The protocol is named, or the message would print it as `_`.
     let span = output_span(handler.method);
-    let ready = quote_spanned!(span=> ::tapio::__private::Handled::ready(#output));
     let body = if handler.is_async {
         quote_spanned! {span=>
-            ::tapio::__private::Handled::pending(async move { #call.await })
+            ::tapio::__private::Handled::<'_, #protocol>::pending(async move { #call.await })
         }
     } else {
+        let ready = quote_spanned! {span=>
+            ::tapio::__private::Handled::<'_, #protocol>::ready(::core::convert::identity(#output))
+        };
         quote! {
             let #output = #call;
             #ready
         }
     };
     quote! {
+        // `identity(output)` is there for the span, also when the output is `()`.
+        #[allow(clippy::unit_arg)]
         fn signal<'a>(
             &'a mut self,
             #ctx: &'a mut ::tapio::__private::ActorContext<Self::Msg>,
@@ -125,7 +131,7 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     let self_ty = model.self_ty;
     let protocol = &model.protocol;
     let arms = model.handlers.iter().map(|handler| arm(model, handler));
-    let signal = model.signal.as_ref().map(signal);
+    let signal = model.signal.as_ref().map(|handler| signal(model, handler));
     let bounds = crate::expand::protocol::message_bounds(model);
     quote! {
         impl ::tapio::__private::Protocol for #self_ty #bounds {
@@ -133,6 +139,8 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
         }
 
         impl ::tapio::__private::Actor for #self_ty #bounds {
+            // `identity(output)` is there for the span, also when the output is `()`.
+            #[allow(clippy::unit_arg)]
             fn handle<'a>(
                 &'a mut self,
                 #ctx: &'a mut ::tapio::__private::ActorContext<#protocol>,
