@@ -70,7 +70,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, promise};
-use crate::message::{Accepts, Answers, Message, Request};
+use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
 
 /// Why an ask got no answer.
@@ -300,14 +300,13 @@ impl<P: Message> ActorRef<P> {
     /// `#[message(reply = T)]`.
     pub fn ask<M>(&self, request: M) -> Ask<M::Reply>
     where
-        M: Request + Message<ReplySlot = ReplyTo<<M as Request>::Reply>>,
-        P: Answers<M>,
+        M: Request + AnsweredBy<P>,
     {
         let (reply_to, mut ask) = self.prepare_ask();
         if ask.refused {
             return ask;
         }
-        ask.refused = !self.try_deliver(P::wrap_with(request, ReplyTo::to(reply_to)));
+        ask.refused = !self.try_deliver(request.wrap_into(ReplyTo::to(reply_to)));
         ask
     }
 

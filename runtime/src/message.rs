@@ -107,11 +107,34 @@ impl<M: Message> Accepts<M> for M {
 /// it has a handler for; a message that is its own protocol (`ActorRef<M>`) has no
 /// handler that could receive the reply ref, so it cannot be asked.
 #[diagnostic::on_unimplemented(
-    message = "an actor whose protocol is `{Self}` cannot be asked this request: no handler of it would receive the reply ref",
+    message = "`{Self}` does not answer `{M}`: no handler of this protocol takes it and returns its reply",
     label = "asked here",
-    note = "ask an actor whose `#[actor]` block has a handler for the request that returns the reply, or give the message a `reply_to: ActorRef<_>` field and use `ask_with`"
+    note = "an actor answers the requests its `#[actor]` block has handlers for: add a handler that takes `{M}` and returns its reply, or ask an actor that has one (a message that is its own protocol, as in `ActorRef<{M}>`, has no handler to receive the reply ref: give it a `reply_to: ActorRef<_>` field and use `ask_with`)"
 )]
 pub trait Answers<M: Message>: Accepts<M> {}
+
+/// `Self` can be asked of an actor of protocol `P`: `P: Answers<Self>`, turned
+/// around for [`ActorRef::ask`](crate::ActorRef::ask). With the request as `Self`,
+/// rustc waits for the argument to know it; as the parameter of `P: Answers<M>` it
+/// would take it from the only impl when the protocol answers one request, and
+/// report a type mismatch instead of the protocol that does not answer it.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{P}` does not answer `{Self}`: no handler of this protocol takes it and returns its reply",
+    label = "asked here",
+    note = "an actor answers the requests its `#[actor]` block has handlers for: add a handler that takes `{Self}` and returns its reply, or ask an actor that has one (a message that is its own protocol, as in `ActorRef<{Self}>`, has no handler to receive the reply ref: give it a `reply_to: ActorRef<_>` field and use `ask_with`)"
+)]
+pub trait AnsweredBy<P: Message>: Message {
+    /// Wrap the request into the protocol `P`, with where its answer goes.
+    fn wrap_into(self, reply: Self::ReplySlot) -> P;
+}
+
+impl<M: Message, P: Answers<M>> AnsweredBy<P> for M {
+    #[inline(always)]
+    fn wrap_into(self, reply: M::ReplySlot) -> P {
+        P::wrap_with(self, reply)
+    }
+}
 
 /// Where an answer goes: implemented by [`NoReply`](crate::NoReply) and
 /// [`ReplyTo<T>`](crate::ReplyTo) only.
@@ -125,7 +148,7 @@ pub trait ReplySlot: Default + Send + 'static {}
     message = "`{Self}` is not a request, so nothing declares its reply type",
     note = "declare the reply type on the message: `#[message(reply = YourReply)]`"
 )]
-pub trait Request: Message {
+pub trait Request: Message<ReplySlot = crate::ReplyTo<<Self as Request>::Reply>> {
     /// The type of the answer.
     type Reply: Message;
 }
