@@ -88,6 +88,7 @@ fn one_handler_per_message_type(model: &mut ActorModel<'_>, errors: &mut Errors)
         match first_by_type.get(&key) {
             Some(&first) => {
                 let first = &model.handlers[first];
+                let key = type_text(handler.message);
                 errors.error(
                     handler.message,
                     format!(
@@ -114,29 +115,52 @@ fn one_handler_per_message_type(model: &mut ActorModel<'_>, errors: &mut Errors)
 /// Rule: two different message types must not share the last segment of their path
 /// (`a::Ping` and `b::Ping`), because it names their variant in the protocol enum.
 fn distinct_variant_names(model: &mut ActorModel<'_>, errors: &mut Errors) {
-    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut seen: HashMap<String, (String, String)> = HashMap::new();
     let mut keep = Vec::with_capacity(model.handlers.len());
     for handler in &model.handlers {
         let variant = handler.variant.to_string();
         let key = type_key(handler.message);
         match seen.get(&variant) {
-            Some(other) if *other != key => {
+            Some((other_key, other)) if *other_key != key => {
                 errors.error(
                     handler.message,
                     format!(
-                        "`{key}` and `{other}` would both be the variant `{variant}` of the protocol enum: import one of them under another name (`use a::{variant} as Other{variant};`)"
+                        "`{}` and `{other}` would both be the variant `{variant}` of the protocol enum: name this one's variant with `#[handler(variant = Other{variant})]` on the method",
+                        type_text(handler.message)
                     ),
                 );
                 keep.push(false);
             }
             _ => {
-                seen.insert(variant, key);
+                seen.insert(variant, (key, type_text(handler.message)));
                 keep.push(true);
             }
         }
     }
     let mut keep = keep.into_iter();
     model.handlers.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// A type as written, for a message: `ActorRef<&'static str>`, with the spaces
+/// `to_string` puts between tokens taken out where Rust would not write them.
+pub(crate) fn type_text(ty: &impl ToTokens) -> String {
+    let mut text = ty.to_token_stream().to_string();
+    for (from, to) in [
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ::", "::"),
+        (":: ", "::"),
+        (" ,", ","),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("& ", "&"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
 }
 
 /// A type written out without spacing, to compare types as written.

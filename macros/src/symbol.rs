@@ -16,6 +16,9 @@ pub(crate) const HANDLER: &str = "handler";
 pub(crate) const HELPER: &str = "helper";
 /// `#[handler(no_helper)]`: no typed helper for this handler.
 pub(crate) const NO_HELPER: &str = "no_helper";
+/// `#[handler(variant = Name)]`: the name of the handler's variant in the protocol
+/// enum, when the message type's last segment will not do.
+pub(crate) const VARIANT: &str = "variant";
 /// `#[signal]` on the signal handler inside an `#[actor]` block.
 pub(crate) const SIGNAL: &str = "signal";
 /// The suffix of the generated protocol enum: `Counter` gets `CounterMsg`.

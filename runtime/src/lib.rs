@@ -77,7 +77,9 @@
 //! - `#[message]` makes a struct or enum a [`Message`]; `#[message(reply = T)]` also
 //!   declares it a [`Request`] answered with a `T`.
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
-//!   type, generates the protocol enum `{Type}Msg` and the dispatch. A handler of a
+//!   type, generates the protocol enum `{Type}Msg` (one variant per handler, named
+//!   after the message type's last segment, or `#[handler(variant = Name)]`) and
+//!   the dispatch. A handler under `cfg` takes its variant with it. A handler of a
 //!   request returns the reply, or a [`ReplyThen`] to answer and then stop or switch
 //!   (either in a `Result`); `#[signal]` marks the signal handler. With
 //!   `#[actor(helpers)]` it also generates typed helpers: a trait `{Type}Ref`

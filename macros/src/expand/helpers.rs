@@ -38,9 +38,7 @@ pub(crate) fn helper_macro(message: &Type) -> Option<Path> {
     Some(path)
 }
 
-fn type_text(ty: &impl quote::ToTokens) -> String {
-    quote!(#ty).to_string().replace(' ', "")
-}
+use crate::check::type_text;
 
 /// The declaration (`impl_ = false`) or the definition of one handler's helper.
 fn method(model: &ActorModel<'_>, handler: &Handler<'_>, impl_: bool) -> Option<TokenStream> {

@@ -10,7 +10,8 @@ use crate::errors::Errors;
 use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
 use crate::symbol::{
-    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX, SIGNAL, VIS,
+    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX, SIGNAL,
+    VARIANT, VIS,
 };
 
 /// The arguments of `#[actor(..)]`.
@@ -149,9 +150,14 @@ pub(crate) fn parse_actor<'a>(
     })
 }
 
-/// What `#[handler(..)]` says about a handler's helper: `None` for no helper.
-fn parse_helper_name(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Ident> {
+/// What `#[handler(..)]` says: the name of the handler's helper (`None` for no
+/// helper), and the name of its variant when it is not the message type's.
+fn parse_handler_attrs(
+    method: &ImplItemFn,
+    errors: &mut Errors,
+) -> (Option<syn::Ident>, Option<syn::Ident>) {
     let mut name = Some(method.sig.ident.clone());
+    let mut variant = None;
     for attr in method.attrs.iter().filter(|a| a.path().is_ident(HANDLER)) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident(HELPER) {
@@ -160,9 +166,12 @@ fn parse_helper_name(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Id
             } else if meta.path.is_ident(NO_HELPER) {
                 name = None;
                 Ok(())
+            } else if meta.path.is_ident(VARIANT) {
+                variant = Some(meta.value()?.parse()?);
+                Ok(())
             } else {
                 Err(meta.error(format!(
-                    "unknown argument: `#[handler]` takes `{HELPER} = name` (the name of this handler's typed helper on the ref) or `{NO_HELPER}` (no helper)"
+                    "unknown argument: `#[handler]` takes `{HELPER} = name` (the name of this handler's typed helper on the ref), `{NO_HELPER}` (no helper) or `{VARIANT} = Name` (the name of its variant in the protocol enum)"
                 )))
             }
         });
@@ -170,7 +179,7 @@ fn parse_helper_name(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Id
             errors.push(error);
         }
     }
-    name
+    (name, variant)
 }
 
 fn is_signal_handler(method: &ImplItemFn) -> bool {
@@ -281,7 +290,8 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         );
         return None;
     };
-    let helper = parse_helper_name(method, errors);
+    let (helper, named_variant) = parse_handler_attrs(method, errors);
+    let variant = named_variant.unwrap_or(variant);
     let cfgs = method.attrs.iter().filter_map(conditions).collect();
     Some(Handler {
         method,
