@@ -79,7 +79,11 @@
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
 //!   type, generates the protocol enum `{Type}Msg` (one variant per handler, named
 //!   after the message type's last segment, or `#[handler(variant = Name)]`) and
-//!   the dispatch. A handler under `cfg` takes its variant with it. A handler of a
+//!   the dispatch. A handler under `cfg` takes its variant with it. The enum is
+//!   `pub` unless `#[actor(vis = pub(crate))]` says otherwise: the macro cannot see
+//!   the actor type's visibility, and rustc refuses a protocol less visible than a
+//!   `pub` actor; it may hold crate-private messages (an actor's own ticks) without
+//!   a `private_interfaces` warning. A handler of a
 //!   request returns the reply, or a [`ReplyThen`] to answer and then stop or switch
 //!   (either in a `Result`); `#[signal]` marks the signal handler. With
 //!   `#[actor(helpers)]` it also generates typed helpers: a trait `{Type}Ref`

@@ -101,10 +101,13 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     let definitions = model.handlers.iter().filter_map(|h| method(model, h, true));
     quote! {
         #[doc = #doc]
+        // As the protocol enum: a crate-private message's helper is for the crate.
+        #[allow(private_interfaces)]
         #vis trait #helpers {
             #(#declarations)*
         }
 
+        #[allow(private_interfaces)]
         impl #helpers for ::tapio::__private::ActorRef<#protocol> {
             #(#definitions)*
         }

@@ -86,7 +86,10 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     quote! {
         #[doc = #doc]
         // A variant is named after its message type, which may be a primitive (`u64`).
-        #[allow(non_camel_case_types)]
+        // The enum is `pub` by default (a `pub` actor's protocol must be, E0446), and
+        // may carry crate-private messages (an actor's internal ticks): nobody
+        // outside can name them, so nobody outside can send them.
+        #[allow(non_camel_case_types, private_interfaces)]
         #vis enum #protocol {
             #(#variants,)*
         }
