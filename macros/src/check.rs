@@ -167,3 +167,77 @@ pub(crate) fn type_text(ty: &impl ToTokens) -> String {
 fn type_key(ty: &syn::Type) -> String {
     ty.to_token_stream().to_string().replace(' ', "")
 }
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::parse::actor::{parse_actor, parse_args};
+
+    /// The errors `check_actor` finds in `block`, and the handlers it keeps.
+    fn check(block: &syn::ItemImpl) -> (Vec<String>, Vec<String>) {
+        let mut errors = Errors::default();
+        let mut model = parse_actor(block, parse_args(quote::quote!(), &mut errors), &mut errors)
+            .expect("a model");
+        check_actor(&mut model, &mut errors);
+        let kept = model
+            .handlers
+            .iter()
+            .map(|h| h.method.sig.ident.to_string())
+            .collect();
+        let errors = match errors.finish() {
+            Ok(()) => Vec::new(),
+            Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (errors, kept)
+    }
+
+    #[test]
+    fn type_text_keeps_the_spaces_rust_writes() {
+        let ty: syn::Type = parse_quote!(ActorRef<&'static str>);
+        assert_eq!(type_text(&ty), "ActorRef<&'static str>");
+        let ty: syn::Type = parse_quote!(a::b::Vec<(u64, bool)>);
+        assert_eq!(type_text(&ty), "a::b::Vec<(u64, bool)>");
+    }
+
+    #[test]
+    fn a_second_handler_for_one_type_is_refused_at_both() {
+        let block: syn::ItemImpl = parse_quote! {
+            impl Pinger {
+                fn first(&mut self, _: Ping) {}
+                fn second(&mut self, _: Ping) {}
+            }
+        };
+        let (errors, kept) = check(&block);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("a second handler for `Ping`"));
+        assert_eq!(kept, ["first"]);
+    }
+
+    #[test]
+    fn a_variant_clash_is_refused_and_a_named_variant_resolves_it() {
+        let block: syn::ItemImpl = parse_quote! {
+            impl Relay {
+                fn numbers(&mut self, _: ActorRef<u64>) {}
+                fn words(&mut self, _: ActorRef<&'static str>) {}
+            }
+        };
+        let (errors, kept) = check(&block);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("`ActorRef<&'static str>` and `ActorRef<u64>`"));
+        assert!(errors[0].contains("#[handler(variant = OtherActorRef)]"));
+        assert_eq!(kept, ["numbers"]);
+
+        let block: syn::ItemImpl = parse_quote! {
+            impl Relay {
+                fn numbers(&mut self, _: ActorRef<u64>) {}
+                #[handler(variant = Words)]
+                fn words(&mut self, _: ActorRef<&'static str>) {}
+            }
+        };
+        let (errors, kept) = check(&block);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(kept, ["numbers", "words"]);
+    }
+}

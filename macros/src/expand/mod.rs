@@ -100,3 +100,51 @@ pub(crate) fn actor(model: &ActorModel<'_>, site: Site) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::errors::Errors;
+    use crate::parse::actor::{parse_actor, parse_args};
+
+    fn expand(block: &ItemImpl, site: Site) -> String {
+        let mut errors = Errors::default();
+        let model =
+            parse_actor(block, parse_args(quote!(), &mut errors), &mut errors).expect("a model");
+        assert!(errors.finish().is_ok());
+        actor(&model, site).to_string()
+    }
+
+    #[test]
+    fn a_handler_s_cfg_goes_on_its_variant_and_its_arm() {
+        let block: ItemImpl = parse_quote! {
+            impl Pinger {
+                #[cfg(any())]
+                fn ping(&mut self, _: Ping) {}
+            }
+        };
+        let tokens = expand(&block, Site { block: 1, scope: 2 });
+        assert!(
+            tokens.contains(
+                "# [cfg (any ())] # [doc = \"A `Ping`, with where its answer goes.\"] Ping"
+            )
+        );
+        assert!(tokens.contains("# [cfg (any ())] PingerMsg :: Ping"));
+    }
+
+    #[test]
+    fn what_is_generated_goes_through_the_type_s_route() {
+        let block: ItemImpl = parse_quote! {
+            impl Pinger {
+                fn ping(&mut self, _: Ping) {}
+            }
+        };
+        let tokens = expand(&block, Site { block: 1, scope: 2 });
+        let route = "__tapio_actor_Pinger_0000000000000002";
+        assert!(tokens.contains(&format!("{route} ! {{")));
+        assert!(tokens.contains(&format!("macro_rules ! {route}")));
+        assert!(tokens.contains("mod __tapio_actor_0000000000000001"));
+    }
+}

@@ -377,3 +377,82 @@ fn parse_signal_handler<'a>(
 fn is_mut_reference(ty: &Type) -> bool {
     matches!(ty, Type::Reference(reference) if reference.mutability.is_some())
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+    use syn::parse_quote;
+
+    use super::*;
+
+    fn text(attr: Option<Attribute>) -> Option<String> {
+        attr.map(|a| a.to_token_stream().to_string())
+    }
+
+    #[test]
+    fn a_cfg_is_kept_and_a_cfg_attr_keeps_only_its_cfgs() {
+        assert_eq!(
+            text(conditions(&parse_quote!(#[cfg(any())]))),
+            Some("# [cfg (any ())]".to_owned())
+        );
+        assert_eq!(
+            text(conditions(
+                &parse_quote!(#[cfg_attr(unix, inline, cfg(test))])
+            )),
+            Some("# [cfg_attr (unix , cfg (test))]".to_owned())
+        );
+        assert_eq!(
+            text(conditions(
+                &parse_quote!(#[cfg_attr(unix, cfg_attr(test, inline, cfg(x)))])
+            )),
+            Some("# [cfg_attr (unix , cfg_attr (test , cfg (x)))]".to_owned())
+        );
+        assert_eq!(
+            text(conditions(&parse_quote!(#[cfg_attr(unix, inline)]))),
+            None
+        );
+        assert_eq!(text(conditions(&parse_quote!(#[inline]))), None);
+    }
+
+    #[test]
+    fn a_message_by_reference_is_refused_on_its_type() {
+        let block: ItemImpl = parse_quote! {
+            impl Pinger {
+                fn ping(&mut self, _: &Ping) {}
+            }
+        };
+        let mut errors = Errors::default();
+        let model = parse_actor(&block, ActorArgs::default(), &mut errors).expect("a model");
+        assert!(model.handlers.is_empty());
+        let error = errors.finish().expect_err("an error");
+        assert_eq!(
+            error.to_string(),
+            "a handler takes its message by value: write `Ping`, not a reference"
+        );
+    }
+
+    #[test]
+    fn a_second_signal_handler_is_refused() {
+        let block: ItemImpl = parse_quote! {
+            impl Pinger {
+                #[signal]
+                fn on_signal(&mut self, _: &Signal) {}
+                #[signal]
+                fn on_stop(&mut self, _: &Signal) {}
+            }
+        };
+        let mut errors = Errors::default();
+        let model = parse_actor(&block, ActorArgs::default(), &mut errors).expect("a model");
+        assert_eq!(
+            model.signal.map(|s| s.method.sig.ident.to_string()),
+            Some("on_signal".to_owned())
+        );
+        assert!(
+            errors
+                .finish()
+                .expect_err("an error")
+                .to_string()
+                .starts_with("a second `#[signal]` handler")
+        );
+    }
+}
