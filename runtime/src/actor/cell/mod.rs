@@ -24,7 +24,7 @@ use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
-use crate::actor::{ActorRef, AnyActorRef, CellCore, LocalCell, Parent};
+use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
@@ -33,6 +33,7 @@ use crate::message::Message;
 use crate::signal::{ChildFailed, Signal, Terminated};
 use crate::supervision::{self, Decision, Level};
 
+mod end;
 mod interrupt;
 
 use self::interrupt::{Answer, Awaited, Interruptible};
@@ -683,89 +684,6 @@ impl<P: Message> CellState<P> {
             }
         }
     }
-
-    /// Every child has stopped: `PostStop`, then tell the watchers and the parent.
-    async fn finish(&mut self) {
-        // Given up on at the shutdown deadline: its parent has gone on without it, so
-        // a `PostStop` now would come after its parent's.
-        let abandoned = self.cell.core.is_abandoned();
-        if !abandoned && let Err(failure) = self.signal(Signal::PostStop).await {
-            tracing::warn!(error = %failure, "PostStop handler failed");
-        }
-        self.running = Running::Idle;
-        self.tell_the_end();
-    }
-
-    /// The actor has ended: close everything, and tell the watchers and the parent.
-    /// Runs once, from `finish`, or from `drop` for a task that ended any other way
-    /// (cancelled at the shutdown deadline, or a panic outside every handler).
-    fn tell_the_end(&mut self) {
-        self.phase = Phase::Finished;
-        self.cell.core.set_stopping();
-        self.ctx.cancel_timers();
-        self.close_user_lane();
-        self.ctx.unwatch_all();
-        let me = self.ctx.self_ref().erase();
-        let core = &self.cell.core;
-        // The name is free before anyone hears of the end: a watcher that spawns a
-        // successor under it on `Terminated` is never refused. The actor stays listed
-        // until its watchers have been told, so its parent cannot end before them.
-        if let Parent::Cell(parent) = core.parent()
-            && !core.is_anonymous()
-            && let Some(parent) = parent.local()
-        {
-            parent.children().release_name(&me);
-        }
-        for message in core.lane().close() {
-            if let SystemMessage::Watch(watcher) = message {
-                let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
-            }
-        }
-        let mut escalate = None;
-        if let Some(rare) = self.rare.take() {
-            let held_watchers = rare.held.into_iter().filter_map(|message| match message {
-                SystemMessage::Watch(watcher) => Some(watcher),
-                _ => None,
-            });
-            for watcher in rare.watchers.into_iter().chain(held_watchers) {
-                let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
-            }
-            escalate = rare.escalate;
-        }
-        // The actor counts as live until here, so whoever learns of its end below
-        // (its parent, and through it `terminate`) sees the count without it.
-        core.system().cell_ended();
-        match core.parent() {
-            Parent::Cell(parent) => {
-                // One the deadline gave up on stays listed while children of its own
-                // are still stopping: its parent waits for them.
-                if (!core.is_abandoned() || core.children().is_empty())
-                    && let Some(parent) = parent.local()
-                {
-                    parent.children().remove(&me);
-                }
-                match escalate {
-                    Some(failure) => {
-                        let failure = failure.climb(core.path());
-                        let message = SystemMessage::ChildFailed {
-                            child: me.clone(),
-                            failure,
-                        };
-                        let _ = parent.send_system(message);
-                    }
-                    // A parent that waits for its children is woken to look again; one
-                    // that does not has nothing to do.
-                    None => {
-                        if parent.local().is_some_and(CellCore::child_ended) {
-                            parent.wake();
-                        }
-                    }
-                }
-                wake_waiting_ancestor(parent);
-            }
-            Parent::System => core.system().guardian_stopped(core.path()),
-        }
-    }
 }
 
 impl<P: Message> Drop for CellState<P> {
@@ -781,26 +699,6 @@ impl<P: Message> Drop for CellState<P> {
             // reads, no timer runs on, and watchers and parent still hear of the end.
             self.tell_the_end();
         }
-    }
-}
-
-/// When `parent` was abandoned at the shutdown deadline, it reads nothing any more:
-/// wake its nearest ancestor that still waits, which may now be settled.
-fn wake_waiting_ancestor(parent: &AnyActorRef) {
-    // Parents are actors of this process: each has a local core.
-    let mut above = parent.clone();
-    while let Some(core) = above.local()
-        && core.is_abandoned()
-    {
-        let Parent::Cell(next) = core.parent() else {
-            return;
-        };
-        let next = next.clone();
-        if next.local().is_some_and(|core| !core.is_abandoned()) {
-            next.wake();
-            return;
-        }
-        above = next;
     }
 }
 
