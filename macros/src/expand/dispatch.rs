@@ -67,12 +67,17 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
         }
     };
     if handler.is_async {
-        quote! {
-            #(#cfgs)*
-            #protocol::#variant(#message, #reply) => ::tapio::__private::Handled::pending(async move {
+        // The future is checked for `Send` where it is built: spanned on the
+        // method's name, so an error points at the handler, not at the attribute.
+        let pending = quote_spanned! {handler.method.sig.ident.span()=>
+            ::tapio::__private::Handled::pending(async move {
                 let #output = #call.await;
                 #finish
-            }),
+            })
+        };
+        quote! {
+            #(#cfgs)*
+            #protocol::#variant(#message, #reply) => #pending,
         }
     } else {
         quote! {

@@ -81,6 +81,22 @@ pub(crate) fn parse_item<'a>(
         // An impl for a borrowing type would only add errors about lifetimes.
         return None;
     }
+    let not_send = item_fields(item)
+        .filter_map(|field| not_send_part(&field.ty))
+        .map(|(ty, advice)| {
+            errors.error(
+                ty,
+                format!(
+                    "a message crosses to the actor's task, so it must be `Send`, and `{}` is not: {advice}",
+                    quote::ToTokens::to_token_stream(ty).to_string().replace(" ", "")
+                ),
+            )
+        })
+        .count();
+    if not_send > 0 {
+        // The `impl Message` would only repeat the error as a bare `Send` bound.
+        return None;
+    }
     Some(MessageModel {
         ident,
         vis,
@@ -88,6 +104,62 @@ pub(crate) fn parse_item<'a>(
         generics,
         reply: args.reply,
     })
+}
+
+/// Every field of a struct, or of every variant of an enum.
+fn item_fields(item: &Item) -> Box<dyn Iterator<Item = &syn::Field> + '_> {
+    match item {
+        Item::Struct(item) => Box::new(item.fields.iter()),
+        Item::Enum(item) => Box::new(item.variants.iter().flat_map(|variant| &variant.fields)),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+/// The first part of a field's type that is known by its name not to be `Send`
+/// (`Rc`, `RefCell`, `Cell`, a raw pointer), with what to write instead. Other types
+/// that are not `Send` still meet the compiler's own error on the message's name.
+fn not_send_part(ty: &Type) -> Option<(&Type, &'static str)> {
+    match ty {
+        Type::Ptr(_) => Some((
+            ty,
+            "a raw pointer is not `Send`; send an owned value or an index instead",
+        )),
+        Type::Path(path) => {
+            let last = path.path.segments.last()?;
+            let advice = match last.ident.to_string().as_str() {
+                "Rc" => Some("share it with `std::sync::Arc` instead of `Rc`"),
+                "RefCell" => Some(
+                    "guard it with `std::sync::Mutex` instead of `RefCell`, or keep it inside the actor",
+                ),
+                "Cell" => Some(
+                    "use an atomic such as `std::sync::atomic::AtomicU64`, or keep it inside the actor",
+                ),
+                _ => None,
+            };
+            if let Some(advice) = advice {
+                return Some((ty, advice));
+            }
+            path.path
+                .segments
+                .iter()
+                .find_map(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(arguments) => {
+                        arguments.args.iter().find_map(|argument| match argument {
+                            syn::GenericArgument::Type(inner) => not_send_part(inner),
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                })
+        }
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(not_send_part),
+        Type::Array(array) => not_send_part(&array.elem),
+        Type::Slice(slice) => not_send_part(&slice.elem),
+        Type::Reference(reference) => not_send_part(&reference.elem),
+        Type::Paren(inner) => not_send_part(&inner.elem),
+        Type::Group(inner) => not_send_part(&inner.elem),
+        _ => None,
+    }
 }
 
 /// What a typed helper takes to build a struct: its fields, unless one of them is
@@ -125,5 +197,110 @@ pub(crate) fn item_keyword_span(item: &Item) -> proc_macro2::Span {
         Item::Enum(item) => item.enum_token.span,
         Item::Union(item) => item.union_token.span,
         other => other.span(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+    use syn::parse_quote;
+
+    use super::*;
+
+    /// The errors of parsing `item` under `#[message(args)]`, one message each,
+    /// and whether a model came out.
+    fn parse(args: TokenStream, item: &Item) -> (bool, Vec<String>) {
+        let mut errors = Errors::default();
+        let parsed = parse_args(args, &mut errors);
+        let model = parse_item(item, parsed, &mut errors).is_some();
+        let messages = match errors.finish() {
+            Ok(()) => Vec::new(),
+            Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (model, messages)
+    }
+
+    #[test]
+    fn a_request_names_its_reply_once() {
+        let item: Item = parse_quote!(
+            pub struct GetCount;
+        );
+        assert_eq!(parse(quote!(reply = u64), &item), (true, vec![]));
+        let (model, errors) = parse(quote!(reply = u64, reply = u32), &item);
+        assert!(model);
+        assert_eq!(
+            errors,
+            ["`reply` is given twice: a request has one reply type"]
+        );
+        let (_, errors) = parse(quote!(answer = u64), &item);
+        assert!(errors[0].starts_with("unknown argument: `#[message]` takes only `reply = Type`"));
+    }
+
+    #[test]
+    fn a_union_a_function_and_a_borrowing_type_are_refused() {
+        let union: Item = parse_quote!(
+            union Bits { a: u32 }
+        );
+        assert!(parse(quote!(), &union).1[0].contains("a union cannot be sent"));
+        let function: Item = parse_quote!(
+            fn ping() {}
+        );
+        assert!(
+            parse(quote!(), &function).1[0].starts_with("`#[message]` goes on a struct or an enum")
+        );
+        let borrowing: Item = parse_quote!(
+            struct Name<'a>(&'a str);
+        );
+        let (model, errors) = parse(quote!(), &borrowing);
+        assert!(!model);
+        assert!(errors[0].starts_with("a message cannot borrow"));
+    }
+
+    #[test]
+    fn every_field_that_is_not_send_is_refused_with_what_to_write() {
+        let item: Item = parse_quote! {
+            enum Update {
+                Share(std::rc::Rc<u64>),
+                Swap { next: Vec<(u8, RefCell<u64>)> },
+                Point(*const u8),
+                Fine(std::sync::Arc<std::sync::Mutex<u64>>),
+            }
+        };
+        let (model, errors) = parse(quote!(), &item);
+        assert!(!model, "no impl is generated beside the errors");
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].contains("`std::rc::Rc<u64>` is not: share it with `std::sync::Arc`"));
+        assert!(errors[1].contains("`RefCell<u64>` is not: guard it with `std::sync::Mutex`"));
+        assert!(errors[2].contains("a raw pointer is not `Send`"));
+        let fine: Item = parse_quote!(
+            struct Cells(pub Vec<u64>, pub std::sync::Arc<str>);
+        );
+        assert_eq!(parse(quote!(), &fine), (true, vec![]));
+    }
+
+    #[test]
+    fn a_helper_takes_the_fields_only_when_all_are_public_and_unconditional() {
+        let open: syn::ItemStruct = parse_quote!(
+            pub struct Add {
+                pub by: u64,
+            }
+        );
+        assert!(matches!(
+            struct_shape(&open.fields),
+            MessageShape::Fields { named: true, .. }
+        ));
+        let private: syn::ItemStruct = parse_quote!(
+            pub struct Add {
+                by: u64,
+            }
+        );
+        assert!(matches!(struct_shape(&private.fields), MessageShape::Whole));
+        let conditional: syn::ItemStruct = parse_quote!(
+            pub struct Add(#[cfg(unix)] pub u64);
+        );
+        assert!(matches!(
+            struct_shape(&conditional.fields),
+            MessageShape::Whole
+        ));
     }
 }

@@ -98,3 +98,74 @@ pub(crate) fn parse_test<'a>(
         shutdown_timeout_ms: args.shutdown_timeout_ms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+    use syn::parse_quote;
+
+    use super::*;
+
+    /// The first error of parsing `item` under `#[tapio::test(args)]`, if any, and
+    /// whether a model came out.
+    fn parse(args: TokenStream, item: &Item) -> (bool, Option<String>) {
+        let mut errors = Errors::default();
+        let parsed = parse_args(args, &mut errors);
+        let model = parse_test(item, parsed, &mut errors).is_some();
+        (model, errors.finish().err().map(|e| e.to_string()))
+    }
+
+    #[test]
+    fn a_test_is_an_async_fn_taking_at_most_its_system() {
+        let with_system: Item = parse_quote!(
+            async fn works(system: ActorSystem) {}
+        );
+        assert_eq!(parse(quote!(), &with_system), (true, None));
+        let without: Item = parse_quote!(
+            async fn works() {}
+        );
+        assert_eq!(parse(quote!(start_paused = true), &without), (true, None));
+        let blocking: Item = parse_quote!(
+            fn works() {}
+        );
+        let (model, error) = parse(quote!(), &blocking);
+        assert!(!model);
+        assert!(error.is_some_and(|e| e.starts_with("the test must be `async`")));
+        let two: Item = parse_quote!(
+            async fn works(a: ActorSystem, b: u8) {}
+        );
+        assert!(
+            parse(quote!(), &two)
+                .1
+                .is_some_and(|e| e.starts_with("a test takes at most"))
+        );
+        let generic: Item = parse_quote!(
+            async fn works<T>() {}
+        );
+        assert_eq!(
+            parse(quote!(), &generic).1.as_deref(),
+            Some("a test cannot be generic")
+        );
+    }
+
+    #[test]
+    fn the_arguments_are_checked_together() {
+        let item: Item = parse_quote!(
+            async fn works() {}
+        );
+        assert_eq!(
+            parse(quote!(worker_threads = 0), &item).1.as_deref(),
+            Some("`worker_threads` must be at least 1")
+        );
+        assert!(
+            parse(quote!(start_paused = true, worker_threads = 2), &item)
+                .1
+                .is_some_and(|e| e.starts_with("tokio's clock can be paused only"))
+        );
+        assert!(
+            parse(quote!(threads = 2), &item)
+                .1
+                .is_some_and(|e| e.starts_with("unknown argument"))
+        );
+    }
+}

@@ -1,10 +1,17 @@
-// A message crosses to the actor's task, so it must be `Send`: an `Rc` field is
-// refused on the message's declaration.
+// A message crosses to the actor's task, so it must be `Send`: a field that is not
+// is refused on its type, with what to write instead, once per field.
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use tapio::prelude::*;
 
 #[message]
 pub struct Shared(pub Rc<u64>);
+
+#[message]
+pub enum Update {
+    Set(u64),
+    Swap { next: Vec<RefCell<u64>> },
+}
 
 fn main() {}
