@@ -113,3 +113,29 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+    use syn::parse_quote;
+
+    use super::*;
+
+    fn path_text(message: Type) -> Option<String> {
+        helper_macro(&message).map(|path| path.to_token_stream().to_string())
+    }
+
+    #[test]
+    fn a_user_message_is_built_by_its_own_macro_and_a_runtime_message_is_taken_whole() {
+        assert_eq!(
+            path_text(parse_quote!(crate::shop::Order<u64>)).as_deref(),
+            Some("crate :: shop :: Order")
+        );
+        assert_eq!(path_text(parse_quote!(Ping)).as_deref(), Some("Ping"));
+        assert_eq!(path_text(parse_quote!(u64)), None);
+        assert_eq!(path_text(parse_quote!(ActorRef<Pong>)), None);
+        assert_eq!(path_text(parse_quote!(std::string::String)), None);
+        assert_eq!(path_text(parse_quote!((u8, u8))), None);
+        assert_eq!(path_text(parse_quote!(<T as Trait>::Message)), None);
+    }
+}

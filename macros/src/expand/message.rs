@@ -45,3 +45,43 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
         #request
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+    use syn::{Item, parse_quote};
+
+    use super::*;
+    use crate::errors::Errors;
+    use crate::parse::message::{parse_args, parse_item};
+
+    fn expand_text(args: TokenStream, item: &Item) -> String {
+        let mut errors = Errors::default();
+        let parsed = parse_args(args, &mut errors);
+        let model = parse_item(item, parsed, &mut errors).expect("a model");
+        assert!(errors.finish().is_ok());
+        expand(&model).to_string()
+    }
+
+    #[test]
+    fn a_request_gets_a_reply_slot_and_a_plain_message_does_not() {
+        let item: Item = parse_quote!(
+            pub struct GetCount;
+        );
+        let request = expand_text(quote!(reply = u64), &item);
+        assert!(request.contains("type ReplySlot = :: tapio :: __private :: ReplyTo < u64 >"));
+        assert!(request.contains("impl :: tapio :: __private :: Request for GetCount"));
+        let plain = expand_text(quote!(), &item);
+        assert!(plain.contains("type ReplySlot = :: tapio :: __private :: NoReply"));
+        assert!(!plain.contains("Request"));
+    }
+
+    #[test]
+    fn a_generic_message_asks_its_parameters_to_be_sendable() {
+        let item: Item = parse_quote!(
+            pub struct Wrap<T>(pub T);
+        );
+        let tokens = expand_text(quote!(), &item);
+        assert!(tokens.contains("where T : :: core :: marker :: Send + 'static"));
+    }
+}
