@@ -53,6 +53,9 @@ pub mod adapters;
 #[path = "blocking_calls.rs"]
 pub mod blocking_calls;
 
+#[path = "state_machine.rs"]
+pub mod state_machine;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -78,4 +81,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("worker_pool", || Box::pin(worker_pool::run())),
     ("adapters", || Box::pin(adapters::run())),
     ("blocking_calls", || Box::pin(blocking_calls::run())),
+    ("state_machine", || Box::pin(state_machine::run())),
 ];

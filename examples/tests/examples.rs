@@ -329,3 +329,27 @@ fn the_tour_runs_every_example_in_turn() {
         assert_eq!(section, printed_by(name), "the tour's {name} section");
     }
 }
+
+// S34: each state refuses what it has no handler for, for its own reason; the same
+// `Transmit` goes through once `Ready`; `Close` drains with a marker.
+#[test]
+fn state_machine_refuses_by_state_and_drains_on_close() {
+    check(
+        "state_machine",
+        lines_of(tapio_examples::state_machine::run),
+        &[
+            "conn: refused Transmit, not open",
+            "conn: connecting, asking for a token",
+            "conn: refused Transmit, still connecting",
+            "conn: authenticated with t-42",
+            "conn: sent \"hello\" with t-42",
+            "conn: closing, draining what is queued",
+            "conn: dropped Transmit, closing",
+            "conn: closed",
+        ],
+    );
+    assert_eq!(
+        tapio_examples::state_machine::Connection::STATE_GRAPH_MERMAID,
+        "stateDiagram-v2\n    [*] --> Disconnected\n    Disconnected --> Authenticating\n    Authenticating --> Ready\n    Ready --> Closing\n    Closing --> [*]\n"
+    );
+}

@@ -87,7 +87,12 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return fallback::tokens_with_errors(item_tokens, error).into(),
     };
     let mut errors = Errors::default();
-    let args = parse::actor::parse_args(args.into(), &mut errors);
+    let mut args = parse::actor::parse_args(args.into(), &mut errors);
+    let (messages, states, stash_capacity) = (
+        args.messages.take(),
+        args.states.take(),
+        args.stash_capacity.take(),
+    );
     let Some(block) = parse::actor::parse_impl(&item, &mut errors) else {
         return match errors.finish() {
             Ok(()) => quote::quote!(#item).into(),
@@ -103,6 +108,9 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         };
     };
+    if messages.is_some() || states.is_some() {
+        return machine(model, messages, states, stash_capacity, errors);
+    }
     check::check_actor(&mut model, &mut errors);
     let self_ty = model.self_ty;
     let site = expand::Site {
@@ -137,4 +145,74 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
         (Err(error), _) => fallback::item_with_errors(&item, error).into(),
         (Ok(()), None) => quote::quote!(#item).into(),
     }
+}
+
+/// The state machine half of `#[actor]`: `messages(..)` and `states(..)` given.
+fn machine(
+    model: model::ActorModel<'_>,
+    messages: Option<Vec<syn::Type>>,
+    states: Option<Vec<parse::states::Row>>,
+    stash_capacity: Option<syn::LitInt>,
+    mut errors: Errors,
+) -> TokenStream {
+    let block = expand::user_block(model.item);
+    for handler in &model.handlers {
+        errors.error(
+            &handler.method.sig.ident,
+            "a state machine's messages are handled by its states: move this handler into the `#[state(..)]` block of each state that handles it",
+        );
+    }
+    let span = proc_macro2::Span::call_site();
+    let (Some(messages), Some(rows)) = (messages, states) else {
+        errors.push(syn::Error::new(
+            span,
+            "a state machine declares both its protocol and its states: `#[actor(messages(A, B), states(First => Second, Second))]`",
+        ));
+        let error = errors.finish().err().map(errors::to_compile_errors);
+        return quote::quote!(#block #error).into();
+    };
+    if rows.is_empty() {
+        errors.push(syn::Error::new(
+            span,
+            "`states(..)` lists no state: its first row is the initial state",
+        ));
+    }
+    let variants = expand::machine::variants(&messages, &mut errors);
+    expand::machine::check_table(&rows, &mut errors);
+    let generated = expand::machine::expand(&expand::machine::MachineModel {
+        actor: model,
+        variants,
+        rows,
+        stash_capacity,
+    });
+    let error = errors.finish().err().map(errors::to_compile_errors);
+    quote::quote!(#block #generated #error).into()
+}
+
+/// A state of a state machine actor: `#[state(Actor)] impl Ready { .. }`, with the
+/// state's handlers and hooks. See `tapio::state`.
+#[proc_macro_attribute]
+pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_tokens = proc_macro2::TokenStream::from(item);
+    let item: syn::Item = match syn::parse2(item_tokens.clone()) {
+        Ok(item) => item,
+        Err(error) => return fallback::tokens_with_errors(item_tokens, error).into(),
+    };
+    let mut errors = Errors::default();
+    let Some(args) = parse::states::parse_state_args(args.into(), &mut errors) else {
+        let error = errors.finish().err().map(errors::to_compile_errors);
+        let item = match &item {
+            syn::Item::Impl(block) => syn::Item::Impl(expand::state::user_block(block)),
+            other => other.clone(),
+        };
+        return quote::quote!(#item #error).into();
+    };
+    let Some(mut model) = parse::states::parse_state(&item, args, &mut errors) else {
+        let error = errors.finish().err().map(errors::to_compile_errors);
+        return quote::quote!(#item #error).into();
+    };
+    expand::state::check(&mut model, &mut errors);
+    let generated = expand::state::expand(&model);
+    let error = errors.finish().err().map(errors::to_compile_errors);
+    quote::quote!(#generated #error).into()
 }

@@ -55,6 +55,30 @@ pub(crate) struct ActorModel<'a> {
     pub(crate) signal: Option<SignalHandler<'a>>,
 }
 
+/// A variant of a protocol enum: the message it carries.
+pub(crate) struct Variant<'a> {
+    /// Its name.
+    pub(crate) variant: Ident,
+    /// The message type.
+    pub(crate) message: &'a Type,
+    /// The `cfg`s it is compiled under.
+    pub(crate) cfgs: Vec<Attribute>,
+}
+
+impl<'a> ActorModel<'a> {
+    /// The protocol's variants: one per handler.
+    pub(crate) fn variants(&self) -> Vec<Variant<'a>> {
+        self.handlers
+            .iter()
+            .map(|handler| Variant {
+                variant: handler.variant.clone(),
+                message: handler.message,
+                cfgs: handler.cfgs.clone(),
+            })
+            .collect()
+    }
+}
+
 /// A message handler: a method that takes one message type.
 pub(crate) struct Handler<'a> {
     /// The method as written.

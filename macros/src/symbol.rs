@@ -29,3 +29,21 @@ pub(crate) const START_PAUSED: &str = "start_paused";
 pub(crate) const WORKER_THREADS: &str = "worker_threads";
 /// `#[tapio::test(shutdown_timeout_ms = 500)]`
 pub(crate) const SHUTDOWN_TIMEOUT_MS: &str = "shutdown_timeout_ms";
+/// `#[actor(messages(A, B))]`: a state machine's protocol.
+pub(crate) const MESSAGES: &str = "messages";
+/// `#[actor(states(A => B, B))]`: a state machine's transition table.
+pub(crate) const STATES: &str = "states";
+/// `#[actor(stash_capacity = 100)]`: how much a stashing state holds.
+pub(crate) const STASH_CAPACITY: &str = "stash_capacity";
+/// `#[state(Actor, unhandled = stash)]`
+pub(crate) const UNHANDLED: &str = "unhandled";
+/// `unhandled = stash`
+pub(crate) const STASH: &str = "stash";
+/// `unhandled = refuse`
+pub(crate) const REFUSE: &str = "refuse";
+/// `#[on_entry]` on a state's entry hook.
+pub(crate) const ON_ENTRY: &str = "on_entry";
+/// `#[on_exit]` on a state's exit hook.
+pub(crate) const ON_EXIT: &str = "on_exit";
+/// `#[otherwise]` on a state's handler for every message it has no handler for.
+pub(crate) const OTHERWISE: &str = "otherwise";

@@ -69,6 +69,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::actor::promise::Answer;
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, promise};
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
@@ -100,6 +101,17 @@ pub enum AskError {
         /// The actor asked.
         target: ActorPath,
     },
+    /// The target is a state machine whose current state does not handle the
+    /// request: it was refused at once, rather than left to time out.
+    #[error(
+        "{target} refused the request in its state `{state}`, which does not handle it: ask when the actor is in a state that does, or handle it in `{state}`"
+    )]
+    NotHandled {
+        /// The actor asked.
+        target: ActorPath,
+        /// The state it was in.
+        state: &'static str,
+    },
     /// The request was dropped without an answer.
     #[error(
         "{target} dropped the request without answering: does its protocol carry the reply (a `#[message(reply = ..)]` handled by `#[actor]`, or a `reply_to` field)?"
@@ -117,7 +129,7 @@ pub enum AskError {
 /// timer).
 #[must_use = "an ask does nothing with its answer unless it is awaited"]
 pub struct Ask<R: Message> {
-    answer: oneshot::Receiver<R>,
+    answer: oneshot::Receiver<Answer<R>>,
     target: AnyActorRef,
     /// The target had stopped: it refused the request.
     refused: bool,
@@ -150,24 +162,45 @@ impl<R: Message> Ask<R> {
         }
     }
 
+    /// What came out of the promise: the answer, or the refusal by the target's
+    /// current state.
+    fn settled(target: &AnyActorRef, answer: Answer<R>) -> Result<R, AskError> {
+        answer.map_err(|refusal| AskError::NotHandled {
+            target: target.path().clone(),
+            state: refusal.state,
+        })
+    }
+
+    /// The answer channel's outcome: the answer, its refusal, or why it closed.
+    fn received(
+        &self,
+        received: Result<Answer<R>, oneshot::error::RecvError>,
+    ) -> Result<R, AskError> {
+        match received {
+            Ok(answer) => Self::settled(&self.target, answer),
+            Err(_) => Err(self.dropped()),
+        }
+    }
+
     /// Wait for an answer that did not come in the target's first turn: with the
     /// deadline armed, and after a millisecond a watch on the target as well, in case
     /// its reply ref lives on elsewhere.
     async fn wait_slow(mut self) -> Result<R, AskError> {
         let timeout = self.timeout;
         let path = || self.target.path().clone();
-        let timed_out = |answer: &mut oneshot::Receiver<R>| {
-            answer.try_recv().map_err(|_| AskError::Timeout {
+        let timed_out = |answer: &mut oneshot::Receiver<Answer<R>>| match answer.try_recv() {
+            Ok(answer) => Self::settled(&self.target, answer),
+            Err(_) => Err(AskError::Timeout {
                 target: path(),
                 after: timeout,
-            })
+            }),
         };
         let start = Instant::now();
         let sleep = tokio::time::sleep_until(start + timeout.min(WATCH_AFTER));
         tokio::pin!(sleep);
         tokio::select! {
             biased;
-            answer = &mut self.answer => return answer.map_err(|_| self.dropped()),
+            answer = &mut self.answer => return self.received(answer),
             () = &mut sleep => {}
         }
         if timeout <= WATCH_AFTER {
@@ -191,11 +224,12 @@ impl<R: Message> Ask<R> {
         let mut answer = &mut self.answer;
         tokio::select! {
             biased;
-            received = &mut answer => received.map_err(|_| self.dropped()),
-            () = target_ended => answer
-                .try_recv()
+            received = &mut answer => self.received(received),
+            () = target_ended => match answer.try_recv() {
                 // The target ended; an answer may have made it out just before.
-                .map_err(|_| AskError::TargetTerminated { target: path() }),
+                Ok(answer) => Self::settled(&self.target, answer),
+                Err(_) => Err(AskError::TargetTerminated { target: path() }),
+            },
             () = &mut sleep => timed_out(answer),
         }
     }
@@ -241,7 +275,7 @@ impl<R: Message> Future for AskFuture<R> {
                 }));
             }
             match Pin::new(&mut ask.answer).poll(cx) {
-                Poll::Ready(answer) => return Poll::Ready(answer.map_err(|_| ask.dropped())),
+                Poll::Ready(answer) => return Poll::Ready(ask.received(answer)),
                 Poll::Pending if !*yielded => {
                     *yielded = true;
                     cx.waker().wake_by_ref();

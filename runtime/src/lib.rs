@@ -194,6 +194,7 @@ mod scope;
 pub mod shutdown;
 mod signal;
 pub mod stash;
+pub mod state;
 pub mod supervision;
 mod system;
 pub mod testkit;
@@ -224,14 +225,16 @@ pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, Super
 pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
 pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
-pub use tapio_macros::{actor, message, test};
+pub use crate::state::{Machine, Next, StateLost};
+pub use tapio_macros::{actor, message, state, test};
 
 /// The names most programs need: `use tapio::prelude::*;`.
 pub mod prelude {
     pub use crate::{Accepts, Request};
     pub use crate::{
         Actor, ActorContext, ActorRef, ActorSystem, AnyActorRef, Backoff, Behavior, Behaviors, Ctx,
-        Message, Panicked, Routers, Signal, SupervisorStrategy, Terminated, actor, message,
+        Machine, Message, Next, Panicked, Routers, Signal, SupervisorStrategy, Terminated, actor,
+        message, state,
     };
 }
 
@@ -239,10 +242,16 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
-    pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
+    pub use crate::message::{
+        Accepts, Answers, Extract, Message, Payload, Protocol, ReplySlot, Request,
+    };
     pub use crate::reply::{
         ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, NoReply, OutputCheck, OutputFinishes,
         ReplyTo, ResultWithError, UnknownSlot,
+    };
+    pub use crate::state::{
+        NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol, Transition, lost,
+        next_unreachable as Unreachable, refuse, stash, switched, vacant,
     };
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
     pub use std::boxed::Box;

@@ -95,6 +95,22 @@ pub trait Accepts<M: Message>: Message + Sized {
     }
 }
 
+/// The message and its reply slot out of a protocol value that carries an `M`, or
+/// the value back: what a state machine's generated dispatch matches with. Not in
+/// the prelude, so its method never competes with a user's `take`.
+#[doc(hidden)]
+pub trait Extract<M: Message>: Accepts<M> {
+    /// The `M` inside, with where its answer goes; otherwise the value back.
+    fn extract(self) -> Result<(M, M::ReplySlot), Self>;
+}
+
+impl<M: Message> Extract<M> for M {
+    #[inline(always)]
+    fn extract(self) -> Result<(M, M::ReplySlot), Self> {
+        Ok((self, M::ReplySlot::default()))
+    }
+}
+
 impl<M: Message> Accepts<M> for M {
     #[inline(always)]
     fn wrap_with(message: M, _reply: M::ReplySlot) -> Self {
@@ -138,7 +154,15 @@ impl<M: Message, P: Answers<M>> AnsweredBy<P> for M {
 
 /// Where an answer goes: implemented by [`NoReply`](crate::NoReply) and
 /// [`ReplyTo<T>`](crate::ReplyTo) only.
-pub trait ReplySlot: Default + Send + 'static {}
+pub trait ReplySlot: Default + Send + 'static {
+    /// The state `state` of a state machine does not handle the request: an ask
+    /// awaiting its answer fails at once, naming the state. Nothing for a message
+    /// that is not a request.
+    #[doc(hidden)]
+    fn refuse(self, state: &'static str) {
+        let _ = state;
+    }
+}
 
 /// A message that is answered with exactly one `Reply`.
 ///

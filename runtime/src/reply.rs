@@ -26,7 +26,13 @@ impl<T: Message> Default for ReplyTo<T> {
     }
 }
 
-impl<T: Message> ReplySlot for ReplyTo<T> {}
+impl<T: Message> ReplySlot for ReplyTo<T> {
+    fn refuse(self, state: &'static str) {
+        if let Some(target) = self.target {
+            target.refuse_answer(crate::actor::promise::Refusal { state });
+        }
+    }
+}
 
 /// The reply slot of a message that is not a request: there is no answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -42,30 +42,14 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
     };
     let message_ty = handler.message;
     let cfgs = &handler.cfgs;
-    let span = output_span(handler.method);
-    // `OutputCheck` picks how to finish by autoref, so each wrong output gets one
-    // message of its own (see the runtime's `reply.rs`). The arguments go in through
-    // `identity`, so an error points at the return type (the call's span), not at
-    // the attribute (the hygienic locals').
-    let finish = quote_spanned! {span=>
-        {
-            #[allow(unused_imports)]
-            use ::tapio::__private::{
-                ErrorCannotFail as _, KnownSlotOutput as _, OutputFinishes as _,
-                ResultWithError as _, UnknownSlot as _,
-            };
-            (&&&&&::tapio::__private::OutputCheck::<
-                <#message_ty as ::tapio::__private::Message>::ReplySlot,
-                #protocol,
-                _,
-            >::of(&#output))
-                .finish::<#message_ty>(
-                    ::core::convert::identity(#reply),
-                    ::core::convert::identity(#ctx),
-                    ::core::convert::identity(#output),
-                )
-        }
-    };
+    let finish = finish(
+        handler.method,
+        message_ty,
+        &quote!(#protocol),
+        &output,
+        &reply,
+        &ctx,
+    );
     if handler.is_async {
         // The future is checked for `Send` where it is built: spanned on the
         // method's name, so an error points at the handler, not at the attribute.
@@ -86,6 +70,42 @@ fn arm(model: &ActorModel<'_>, handler: &Handler<'_>) -> TokenStream {
                 let #output = #call;
                 ::tapio::__private::Handled::ready(#finish)
             }
+        }
+    }
+}
+
+/// What finishes a handler that stays: `output`, the method's answer, sent to
+/// `reply` when the message is a request, and turned into the next behavior.
+pub(crate) fn finish(
+    method: &ImplItemFn,
+    message_ty: &syn::Type,
+    protocol: &TokenStream,
+    output: &Ident,
+    reply: &Ident,
+    ctx: &Ident,
+) -> TokenStream {
+    let span = output_span(method);
+    // `OutputCheck` picks how to finish by autoref, so each wrong output gets one
+    // message of its own (see the runtime's `reply.rs`). The arguments go in through
+    // `identity`, so an error points at the return type (the call's span), not at
+    // the attribute (the hygienic locals').
+    quote_spanned! {span=>
+        {
+            #[allow(unused_imports)]
+            use ::tapio::__private::{
+                ErrorCannotFail as _, KnownSlotOutput as _, OutputFinishes as _,
+                ResultWithError as _, UnknownSlot as _,
+            };
+            (&&&&&::tapio::__private::OutputCheck::<
+                <#message_ty as ::tapio::__private::Message>::ReplySlot,
+                #protocol,
+                _,
+            >::of(&#output))
+                .finish::<#message_ty>(
+                    ::core::convert::identity(#reply),
+                    ::core::convert::identity(#ctx),
+                    ::core::convert::identity(#output),
+                )
         }
     }
 }
@@ -137,7 +157,7 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
     let protocol = &model.protocol;
     let arms = model.handlers.iter().map(|handler| arm(model, handler));
     let signal = model.signal.as_ref().map(|handler| signal(model, handler));
-    let bounds = crate::expand::protocol::message_bounds(model);
+    let bounds = crate::expand::protocol::message_bounds(&model.variants());
     quote! {
         impl ::tapio::__private::Protocol for #self_ty #bounds {
             type Msg = #protocol;

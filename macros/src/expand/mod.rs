@@ -3,8 +3,10 @@
 pub(crate) mod dispatch;
 pub(crate) mod fields;
 pub(crate) mod helpers;
+pub(crate) mod machine;
 pub(crate) mod message;
 pub(crate) mod protocol;
+pub(crate) mod state;
 pub(crate) mod test;
 
 use proc_macro2::TokenStream;

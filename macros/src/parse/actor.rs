@@ -10,8 +10,8 @@ use crate::errors::Errors;
 use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
 use crate::symbol::{
-    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX, SIGNAL,
-    VARIANT, VIS,
+    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX,
+    SIGNAL, STASH_CAPACITY, STATES, VARIANT, VIS,
 };
 
 /// The arguments of `#[actor(..)]`.
@@ -22,6 +22,12 @@ pub(crate) struct ActorArgs {
     /// `helpers` (`Some(None)`) or `helpers = Name`: typed helpers are generated
     /// only when asked for.
     helpers: Option<Option<syn::Ident>>,
+    /// `messages(..)`: a state machine's protocol.
+    pub(crate) messages: Option<Vec<Type>>,
+    /// `states(..)`: a state machine's transition table.
+    pub(crate) states: Option<Vec<crate::parse::states::Row>>,
+    /// `stash_capacity = N`.
+    pub(crate) stash_capacity: Option<syn::LitInt>,
 }
 
 const USAGE: &str = "`#[actor]` goes on an inherent `impl` block of the actor type, with one method per message type: `#[actor] impl Counter { fn increment(&mut self, message: Increment) { .. } }`";
@@ -32,6 +38,19 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident(PROTOCOL) {
             parsed.protocol = Some(meta.value()?.parse()?);
+            Ok(())
+        } else if meta.path.is_ident(MESSAGES) {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            parsed.messages = Some(crate::parse::states::parse_messages(content.parse()?)?);
+            Ok(())
+        } else if meta.path.is_ident(STATES) {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            parsed.states = Some(crate::parse::states::parse_table(content.parse()?)?);
+            Ok(())
+        } else if meta.path.is_ident(STASH_CAPACITY) {
+            parsed.stash_capacity = Some(meta.value()?.parse()?);
             Ok(())
         } else if meta.path.is_ident(VIS) {
             parsed.vis = Some(meta.value()?.parse()?);
@@ -45,7 +64,7 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
             Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS}` or `{HELPERS} = Name` (typed helpers on the ref, and their trait's name) and `{VIS} = pub(crate)` (their visibility)"
+                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS}` or `{HELPERS} = Name` (typed helpers on the ref, and their trait's name) and `{VIS} = pub(crate)` (their visibility); a state machine adds `{MESSAGES}(A, B, ..)` (its protocol), `{STATES}(First => Second | Third, ..)` (its transition table) and `{STASH_CAPACITY} = N`"
             )))
         }
     });

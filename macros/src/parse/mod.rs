@@ -2,4 +2,5 @@
 
 pub(crate) mod actor;
 pub(crate) mod message;
+pub(crate) mod states;
 pub(crate) mod test;

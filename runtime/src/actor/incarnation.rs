@@ -100,6 +100,10 @@ impl<P: Message> Running<P> {
                     )));
                 }
             };
+            if let Running::Actor(actor) = self {
+                catch_unwind(AssertUnwindSafe(|| actor.started(ctx)))
+                    .map_err(Failure::from_panic)??;
+            }
             return Ok(Started::Running);
         }
     }

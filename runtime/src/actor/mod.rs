@@ -15,7 +15,7 @@ mod core;
 pub(crate) mod effects;
 pub(crate) mod incarnation;
 mod path;
-mod promise;
+pub(crate) mod promise;
 pub(crate) mod spawn;
 
 use std::fmt;
@@ -295,6 +295,14 @@ impl<P: Message> ActorRef<P> {
     #[inline]
     pub(crate) fn deliver(&self, message: P) {
         self.try_deliver(message);
+    }
+
+    /// Refuse the request this ref (an ask's promise) is the answer to: the ask
+    /// fails at once with `refusal`. A ref to an actor has nothing to refuse.
+    pub(crate) fn refuse_answer(&self, refusal: crate::actor::promise::Refusal) {
+        match &self.target {
+            Target::Local(cell) => cell.user.refuse_answer(refusal),
+        }
     }
 
     /// Deliver a message; `false` if the target could not take it (it became a dead

@@ -10,6 +10,18 @@ use crate::mailbox::{AnswerSlot, UserLane};
 use crate::message::Message;
 use crate::system::SystemShared;
 
+/// What comes out of a promise: the answer, or the refusal of the request by the
+/// state the asked actor was in.
+pub(crate) type Answer<R> = Result<R, Refusal>;
+
+/// A request refused without an answer by the current state of a state machine
+/// (see `tapio::state`): the ask fails at once, naming the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The state that does not handle the request.
+    pub(crate) state: &'static str,
+}
+
 /// A promise at `/system/promises/{uid}`, and the receiving end of its answer.
 ///
 /// No registry knows of it: it lives as long as a ref to it does (in the request, in
@@ -18,7 +30,7 @@ use crate::system::SystemShared;
 /// waits for any more, or a second answer, becomes a dead letter.
 pub(crate) fn promise<R: Message>(
     system: &Arc<SystemShared>,
-) -> (Arc<LocalCell<R>>, oneshot::Receiver<R>) {
+) -> (Arc<LocalCell<R>>, oneshot::Receiver<Answer<R>>) {
     let (sender, receiver) = oneshot::channel();
     let uid = system.next_uid();
     // Its path, `/system/promises/{uid}`, is built if anyone asks for it.

@@ -40,6 +40,15 @@ pub trait Actor: Protocol + Send + 'static {
         Behaviors::supervise(self)
     }
 
+    /// Called once the actor is installed, before its first message (and again on
+    /// each restart): what a state machine's initial state does on entry. The
+    /// default does nothing; an error fails the start.
+    #[doc(hidden)]
+    fn started(&mut self, ctx: &mut ActorContext<Self::Msg>) -> Result<(), Failure> {
+        let _ = ctx;
+        Ok(())
+    }
+
     /// Handle a signal. The default leaves every signal unhandled.
     fn signal<'a>(
         &'a mut self,

@@ -559,6 +559,9 @@ pub enum DeadLetterReason {
     /// replaced (by a restart, or a switch to a behavior that kept no handle on the
     /// stash) before it was replayed.
     StashDiscarded,
+    /// The recipient is a state machine, and the state it was in (named here) does
+    /// not handle the message: it refused it.
+    NotHandledInState(&'static str),
 }
 
 impl fmt::Display for DeadLetterReason {
@@ -577,6 +580,9 @@ impl fmt::Display for DeadLetterReason {
             Self::StashFull => "the recipient's stash was full when it tried to stash it",
             Self::StashDiscarded => {
                 "the recipient held it in its stash and restarted (or dropped the stash) before replaying it"
+            }
+            Self::NotHandledInState(state) => {
+                return write!(f, "the recipient's state `{state}` does not handle it");
             }
         })
     }

@@ -26,6 +26,7 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::oneshot;
 
+use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Envelope, MailboxConfig, OverflowStrategy};
 use crate::message::Message;
@@ -171,6 +172,14 @@ impl<P: Message> UserLane<P> {
         self.lane
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Refuse the request whose answer this lane awaits (a promise's lane); any
+    /// other lane has no answer to refuse.
+    pub(crate) fn refuse_answer(&self, refusal: Refusal) {
+        if let Lane::Answer(slot) = &mut *self.lock() {
+            slot.refuse(refusal);
+        }
     }
 
     /// Queue an envelope; `waiting` is the reader-waiting mark kept beside the system
@@ -509,13 +518,13 @@ impl<P: Message> Queue<P> {
 /// is answered (or every ref to it is gone), so a test can see an ask left waiting;
 /// elsewhere an ask touches no shared counter.
 pub(crate) struct AnswerSlot<P: Message> {
-    sender: Option<oneshot::Sender<P>>,
+    sender: Option<oneshot::Sender<Answer<P>>>,
     /// The system whose count this ask is in, when it counts.
     counted: Option<Arc<SystemShared>>,
 }
 
 impl<P: Message> AnswerSlot<P> {
-    pub(crate) fn new(sender: oneshot::Sender<P>, system: &Arc<SystemShared>) -> Self {
+    pub(crate) fn new(sender: oneshot::Sender<Answer<P>>, system: &Arc<SystemShared>) -> Self {
         let counted = system.tracks_leaks().then(|| {
             system.promise_created();
             system.clone()
@@ -538,9 +547,20 @@ impl<P: Message> AnswerSlot<P> {
             return Err((answer, DeadLetterReason::AlreadyAnswered));
         };
         self.settle();
-        sender
-            .send(answer)
-            .map_err(|answer| (answer, DeadLetterReason::AskEnded))
+        match sender.send(Ok(answer)) {
+            Ok(()) | Err(Err(_)) => Ok(()),
+            Err(Ok(answer)) => Err((answer, DeadLetterReason::AskEnded)),
+        }
+    }
+
+    /// The request was refused: the ask fails at once with `refusal`. Nothing
+    /// happens when it was answered already.
+    fn refuse(&mut self, refusal: Refusal) {
+        if let Some(sender) = self.sender.take() {
+            self.settle();
+            // The asker may have gone; then nobody needs to hear of the refusal.
+            let _ = sender.send(Err(refusal));
+        }
     }
 
     fn send(&mut self, envelope: Envelope<P>) -> Sent<P> {

@@ -1,0 +1,306 @@
+//! What a `#[state(Actor)]` block generates: `StateHandlers` for the state, whose
+//! `handle` tries the state's handlers one message type at a time and ends with the
+//! state's policy for the rest.
+
+use std::collections::HashMap;
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ImplItem, ItemImpl};
+
+use crate::check::type_text;
+use crate::errors::Errors;
+use crate::expand::dispatch::{finish, local};
+use crate::parse::states::{Param, StateHandler, StateModel, Unhandled};
+use crate::symbol::{ON_ENTRY, ON_EXIT, OTHERWISE};
+
+/// The block as written, minus the hook markers the compiler does not know.
+pub(crate) fn user_block(block: &ItemImpl) -> ItemImpl {
+    let mut block = block.clone();
+    for item in &mut block.items {
+        if let ImplItem::Fn(method) = item {
+            method.attrs.retain(|attr| {
+                !attr.path().is_ident(ON_ENTRY)
+                    && !attr.path().is_ident(ON_EXIT)
+                    && !attr.path().is_ident(OTHERWISE)
+            });
+        }
+    }
+    block
+}
+
+/// A second handler for one message type in one state is refused (at both).
+pub(crate) fn check(model: &mut StateModel<'_>, errors: &mut Errors) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut refused = Vec::new();
+    for (index, handler) in model.handlers.iter().enumerate() {
+        let Some(message) = handler.message else {
+            continue;
+        };
+        let text = type_text(message);
+        if let Some(&first) = seen.get(&text) {
+            let first_name = &model.handlers[first].method.sig.ident;
+            errors.error(
+                &handler.method.sig.ident,
+                format!(
+                    "a second handler for `{text}` in state `{}`: `{first_name}` handles it already; a state has one handler per message type",
+                    model.name
+                ),
+            );
+            refused.push(index);
+        } else {
+            seen.insert(text, index);
+        }
+    }
+    for index in refused.into_iter().rev() {
+        model.handlers.remove(index);
+    }
+}
+
+/// The arguments a method takes before its message, from the parts.
+fn arguments(handler: &StateHandler<'_>) -> Vec<TokenStream> {
+    let (data, ctx) = (local("data"), local("ctx"));
+    handler
+        .params
+        .iter()
+        .map(|param| match param {
+            Param::Data => quote!(&mut *#data),
+            Param::Ctx => quote!(&mut *#ctx),
+        })
+        .collect()
+}
+
+/// The parts, taken apart into locals.
+fn take_apart() -> TokenStream {
+    let (parts, data, states, ctx, stash) = (
+        local("parts"),
+        local("data"),
+        local("states"),
+        local("ctx"),
+        local("stash"),
+    );
+    quote! {
+        let ::tapio::__private::Parts {
+            data: #data,
+            states: #states,
+            ctx: #ctx,
+            stash: #stash,
+        } = #parts;
+        let _ = (&#data, &#ctx, &#stash);
+    }
+}
+
+/// The parts, put back together.
+fn put_together() -> TokenStream {
+    let (data, states, ctx, stash) = (local("data"), local("states"), local("ctx"), local("stash"));
+    quote! {
+        ::tapio::__private::Parts { data: #data, states: #states, ctx: #ctx, stash: #stash }
+    }
+}
+
+fn arm(
+    model: &StateModel<'_>,
+    handler: &StateHandler<'_>,
+    protocol: &TokenStream,
+) -> Option<TokenStream> {
+    let message_ty = handler.message?;
+    let (message, value, reply, output, this, states, ctx) = (
+        local("message"),
+        local("value"),
+        local("reply"),
+        local("output"),
+        local("this"),
+        local("states"),
+        local("ctx"),
+    );
+    let state = model.self_ty;
+    let actor = &model.actor;
+    let method = &handler.method.sig.ident;
+    let args = arguments(handler);
+    let call = quote!(#this.#method(#(#args,)* #value));
+    let take_apart = take_apart();
+    let span = handler.method.sig.ident.span();
+    let body = if handler.switches {
+        let parts = put_together();
+        let apply = quote! {
+            ::tapio::__private::switched::<#actor, #state, _, _>(#parts, #output, #reply)
+        };
+        let handled = if handler.is_async {
+            quote_spanned! {span=>
+                ::tapio::__private::Handled::pending(async move {
+                    let #output = #call.await;
+                    #apply
+                })
+            }
+        } else {
+            quote! {
+                let #output = #call;
+                ::tapio::__private::Handled::ready(#apply)
+            }
+        };
+        quote! {
+            #take_apart
+            let ::core::option::Option::Some(#this) =
+                <#state as ::tapio::__private::StateOf>::take(&mut *#states)
+            else {
+                return ::tapio::__private::lost::<#actor>();
+            };
+            #handled
+        }
+    } else {
+        let finish = finish(handler.method, message_ty, protocol, &output, &reply, &ctx);
+        let handled = if handler.is_async {
+            quote_spanned! {span=>
+                ::tapio::__private::Handled::pending(async move {
+                    let #output = #call.await;
+                    #finish
+                })
+            }
+        } else {
+            quote! {
+                let #output = #call;
+                ::tapio::__private::Handled::ready(#finish)
+            }
+        };
+        quote! {
+            #take_apart
+            let ::core::option::Option::Some(#this) =
+                <#state as ::tapio::__private::StateOf>::get(#states)
+            else {
+                return ::tapio::__private::lost::<#actor>();
+            };
+            #handled
+        }
+    };
+    Some(quote_spanned! {message_ty.span()=>
+        let #message = match <#protocol as ::tapio::__private::Extract<#message_ty>>::extract(#message) {
+            ::core::result::Result::Ok((#value, #reply)) => {
+                let _ = &#reply;
+                #[allow(clippy::unit_arg)]
+                return { #body };
+            }
+            ::core::result::Result::Err(#message) => #message,
+        };
+    })
+}
+
+/// A hook's call: `#[on_entry]` on the current state, `#[on_exit]` without one.
+fn hook(model: &StateModel<'_>, handler: &StateHandler<'_>, protocol: &TokenStream) -> TokenStream {
+    let (this, states) = (local("this"), local("states"));
+    let state = model.self_ty;
+    let method = &handler.method.sig.ident;
+    let args = arguments(handler);
+    let take_apart = take_apart();
+    let span = handler.method.sig.ident.span();
+    let convert = |call: TokenStream| {
+        quote_spanned! {span=>
+            ::core::result::Result::map(
+                <_ as ::tapio::__private::IntoNext<#protocol>>::into_next(#call),
+                ::core::mem::drop,
+            )
+        }
+    };
+    if handler.has_self {
+        let call = convert(quote!(#this.#method(#(#args),*)));
+        quote! {
+            #take_apart
+            match <#state as ::tapio::__private::StateOf>::get(#states) {
+                ::core::option::Option::Some(#this) => #call,
+                ::core::option::Option::None => ::core::result::Result::Ok(()),
+            }
+        }
+    } else {
+        let call = convert(quote!(<#state>::#method(#(#args),*)));
+        quote! {
+            #take_apart
+            let _ = &#states;
+            #call
+        }
+    }
+}
+
+/// `StateHandlers` for the state.
+pub(crate) fn expand(model: &StateModel<'_>) -> TokenStream {
+    let block = user_block(model.item);
+    let state = model.self_ty;
+    let actor = &model.actor;
+    let protocol = quote!(<#actor as ::tapio::__private::Protocol>::Msg);
+    let (parts, message, this, states) = (
+        local("parts"),
+        local("message"),
+        local("this"),
+        local("states"),
+    );
+    let arms = model
+        .handlers
+        .iter()
+        .filter_map(|handler| arm(model, handler, &protocol));
+    let fallback = match (&model.otherwise, model.unhandled) {
+        (Some(handler), _) => {
+            let method = &handler.method.sig.ident;
+            let args = arguments(handler);
+            let take_apart = take_apart();
+            let span = handler.method.sig.ident.span();
+            let call = quote_spanned! {span=>
+                ::tapio::__private::Handled::<'_, #protocol>::ready(#this.#method(#(#args,)* #message))
+            };
+            quote! {
+                #take_apart
+                let ::core::option::Option::Some(#this) =
+                    <#state as ::tapio::__private::StateOf>::get(#states)
+                else {
+                    return ::tapio::__private::lost::<#actor>();
+                };
+                #call
+            }
+        }
+        (None, Unhandled::Stash) => quote!(::tapio::__private::stash(#parts, #message)),
+        (None, Unhandled::Refuse) => {
+            quote!(::tapio::__private::refuse::<#actor, #state>(#parts, #message))
+        }
+    };
+    let enter = model.on_entry.as_ref().map(|handler| {
+        let body = hook(model, handler, &protocol);
+        quote! {
+            #[allow(clippy::unit_arg)]
+            fn enter(#parts: ::tapio::__private::Parts<'_, #actor>) -> ::core::result::Result<(), ::tapio::Failure> {
+                #body
+            }
+        }
+    });
+    let exit = model.on_exit.as_ref().map(|handler| {
+        let body = hook(model, handler, &protocol);
+        quote! {
+            #[allow(clippy::unit_arg)]
+            fn exit(#parts: ::tapio::__private::Parts<'_, #actor>) -> ::core::result::Result<(), ::tapio::Failure> {
+                #body
+            }
+        }
+    });
+    let machine_check = quote_spanned! {actor.span()=>
+        const _: fn() = || {
+            fn is_a_state_machine<A: ::tapio::__private::StateMachine>() {}
+            is_a_state_machine::<#actor>();
+        };
+    };
+    quote! {
+        #block
+
+        #machine_check
+
+        impl ::tapio::__private::StateHandlers for #state {
+            #[allow(unreachable_code, clippy::needless_return, clippy::unit_arg)]
+            fn handle<'a>(
+                #parts: ::tapio::__private::Parts<'a, #actor>,
+                #message: #protocol,
+            ) -> ::tapio::__private::Handled<'a, #protocol> {
+                #(#arms)*
+                #fallback
+            }
+
+            #enter
+            #exit
+        }
+    }
+}
