@@ -99,6 +99,11 @@ pub trait Accepts<M: Message>: Message + Sized {
 /// the value back: what a state machine's generated dispatch matches with. Not in
 /// the prelude, so its method never competes with a user's `take`.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not accept `{M}`, so no state can handle it",
+    label = "`{M}` is not in this state machine's protocol",
+    note = "a state handles only the messages its actor's `#[actor(messages(..))]` lists: add `{M}` there, or remove this handler"
+)]
 pub trait Extract<M: Message>: Accepts<M> {
     /// The `M` inside, with where its answer goes; otherwise the value back.
     fn extract(self) -> Result<(M, M::ReplySlot), Self>;
