@@ -326,6 +326,18 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
             __Vacant,
         }
 
+        // Cloned when every state is (a machine spawned by value is cloned for each
+        // start); the bounds are higher-ranked so that a state that is not `Clone`
+        // only leaves this impl out.
+        impl ::core::clone::Clone for #states where #(for<'__tapio> #state_names: ::core::clone::Clone,)* {
+            fn clone(&self) -> Self {
+                match self {
+                    #(Self::#state_names(#state) => Self::#state_names(::core::clone::Clone::clone(#state)),)*
+                    Self::__Vacant => Self::__Vacant,
+                }
+            }
+        }
+
         impl ::tapio::__private::StateMachine for #self_ty {
             type Initial = #initial;
             type States = #states;

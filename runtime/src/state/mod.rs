@@ -1,27 +1,119 @@
-//! Protocols as state machines: the runtime half of `#[actor(states(..))]` and
-//! `#[state]`.
+//! # Protocols as state machines
 //!
 //! An actor whose protocol has states declares them once, as a transition table on
 //! its `#[actor]` block, and gives each state its own type and its own handlers in a
-//! `#[state(Actor)]` block. A message a state has no handler for is not handled in
-//! that state: by default it is refused (a dead letter naming the state, and an ask
-//! fails at once with [`AskError::NotHandled`](crate::AskError::NotHandled)); a
-//! state may stash such messages until a later state instead, or catch them all in
-//! one handler. A handler that may leave its state takes `self` and answers with a
-//! [`Next`]: stay, stop, or switch to one of the state's declared successors. A
-//! switch to any other state does not compile.
+//! `#[state(Actor)]` block. The type named by the `#[actor]` block holds what every
+//! state shares; a state's own data lives in the state (`Ready { token }`), so no
+//! other state can read it.
+//!
+//! - A handler that stays takes `&mut self` and answers as an `#[actor]` handler does
+//!   (`()`, the reply of a request, a `Result`).
+//! - A handler that may leave takes `self` and answers a [`Next`]: `Next::stay(self)`,
+//!   `Next::stop()`, or `Next::to(successor)`; for a request, `(reply, Next<Self>)`.
+//!   A switch to a state the table does not list after this one does not compile:
+//!   "`Disconnected` cannot switch to `Ready`; its declared successors are:
+//!   `Authenticating`".
+//! - A message the current state has no handler for is refused by default: a dead
+//!   letter whose reason names the state
+//!   ([`NotHandledInState`](crate::DeadLetterReason::NotHandledInState)), and an ask
+//!   fails at once with [`AskError::NotHandled`](crate::AskError::NotHandled).
+//!   `#[state(Actor, unhandled = stash)]` holds such messages until the next switch
+//!   replays them; an `#[otherwise]` method takes them whole.
+//! - `#[on_entry]` (`&mut self`) runs at start and on every switch into the state;
+//!   `#[on_exit]` (no `self`: the switching handler took it) after a switch out.
+//! - The table is checked whole: a successor that is not a state, a state nothing
+//!   switches to and a state unreachable from the first row (the initial state) are
+//!   compile errors. The graph is on the actor as `STATE_GRAPH_MERMAID` and
+//!   `STATE_GRAPH_DOT`.
+//! - Spawn a [`Machine`]: by value when it is `Clone`, otherwise built in
+//!   [`Behaviors::setup`](crate::Behaviors::setup). A restart starts again from the
+//!   initial state.
+//!
+//! ```
+//! use tapio::prelude::*;
+//!
+//! #[message]
+//! pub struct Coin;
+//! #[message]
+//! pub struct Push;
+//! #[message(reply = bool)]
+//! pub struct IsOpen;
+//!
+//! /// A turnstile: what both states share is the count of people through.
+//! #[derive(Clone)]
+//! pub struct Turnstile {
+//!     passed: u64,
+//! }
+//!
+//! #[actor(messages(Coin, Push, IsOpen), states(Locked => Unlocked, Unlocked => Locked))]
+//! impl Turnstile {}
+//!
+//! #[derive(Clone)]
+//! pub struct Locked;
+//!
+//! #[state(Turnstile)]
+//! impl Locked {
+//!     fn coin(self, _: Coin) -> Next<Self> {
+//!         Next::to(Unlocked)
+//!     }
+//!
+//!     fn is_open(&mut self, _: IsOpen) -> bool {
+//!         false
+//!     }
+//! }
+//!
+//! #[derive(Clone)]
+//! pub struct Unlocked;
+//!
+//! #[state(Turnstile)]
+//! impl Unlocked {
+//!     fn push(self, turnstile: &mut Turnstile, _: Push) -> Next<Self> {
+//!         turnstile.passed += 1;
+//!         Next::to(Locked)
+//!     }
+//!
+//!     fn is_open(&mut self, _: IsOpen) -> bool {
+//!         true
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! assert_eq!(
+//!     Turnstile::STATE_GRAPH_MERMAID,
+//!     "stateDiagram-v2\n    [*] --> Locked\n    Locked --> Unlocked\n    Unlocked --> Locked\n"
+//! );
+//! let system = ActorSystem::new("turnstile")?;
+//! let gate = system.spawn(Machine::new(Turnstile { passed: 0 }, Locked), "gate")?;
+//! assert!(!gate.ask(IsOpen).await?);
+//! gate.tell(Push); // refused: `Locked` has no handler for it
+//! gate.tell(Coin);
+//! assert!(gate.ask(IsOpen).await?);
+//! # system.terminate().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The `state_machine` example is the seed's connection; its graph:
+//!
+//! ```text
+//! stateDiagram-v2
+//!     [*] --> Disconnected
+//!     Disconnected --> Authenticating
+//!     Authenticating --> Ready
+//!     Ready --> Closing
+//!     Closing --> [*]
+//! ```
 //!
 //! What is generated, and what it rests on:
 //!
-//! - the actor type (the data every state shares) implements [`StateMachine`]: it
-//!   knows the enum of its states, the initial one, and which state handles a
-//!   message;
-//! - each state implements [`StateOf`] (which machine it belongs to, its name, its
-//!   successors) and [`Transition<T>`] for every declared successor `T`;
+//! - the actor type implements [`StateMachine`]: the enum of its states, the initial
+//!   one, and which state handles a message;
+//! - each state implements [`StateOf`] (its machine, its name, its successors) and
+//!   [`Transition<T>`] for every declared successor `T`; its block implements
+//!   `StateHandlers`;
 //! - a [`Machine<A>`] holds the data, the current state and the stash, and is the
-//!   [`Actor`](crate::Actor) the runtime runs. Spawn it by value when it is `Clone`
-//!   (a restart starts again from the initial state), or build it in
-//!   [`Behaviors::setup`](crate::Behaviors::setup).
+//!   [`Actor`] the runtime runs.
 
 mod next;
 
