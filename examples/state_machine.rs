@@ -3,8 +3,8 @@
 //!
 //! Concepts: `#[actor(messages(..), states(..))]` with a transition table,
 //! `#[state]` blocks, `Next` for handlers that switch, `#[otherwise]` for what a
-//! state does not handle, and `ctx.message_adapter` for a service that answers in
-//! its own protocol.
+//! state does not handle, typed helpers on the ref (`conn.transmit(..)`), and
+//! `ctx.message_adapter` for a service that answers in its own protocol.
 //!
 //! The usual connection has a `state` field and a `match` at the top of every
 //! handler deciding whether this message is legal now. Here each state is its own
@@ -94,6 +94,7 @@ impl Connection {
 }
 
 #[actor(
+    helpers,
     messages(Connect, Authenticated, Transmit, Close),
     states(
         Disconnected => Authenticating,
@@ -220,19 +221,17 @@ pub async fn run() -> Result<Vec<String>, ExampleError> {
     let system = ActorSystem::new("state-machine")?;
     let service = system.spawn(tokens(), "tokens")?;
     let conn = system.spawn(connection(service, lines.clone(), said.clone()), "conn")?;
-    let transmit = |payload: &str| Transmit {
-        payload: payload.into(),
-    };
+    // The typed helpers of `#[actor(helpers)]`: one per message of the protocol.
     // Too early: `Disconnected` has no handler for it.
-    conn.tell(transmit("hello"));
-    conn.tell(Connect);
+    conn.transmit("hello".into());
+    conn.connect();
     // Still too early, and refused by another state for its own reason.
-    conn.tell(transmit("hello again"));
+    conn.transmit("hello again".into());
     // Those three, then the token through the adapter.
     said.reached(4).await;
-    conn.tell(transmit("hello"));
-    conn.tell(Close);
-    conn.tell(transmit("too late"));
+    conn.transmit("hello".into());
+    conn.close();
+    conn.transmit("too late".into());
     said.reached(4).await;
     system.terminate().await;
     Ok(lines.snapshot())

@@ -18,7 +18,7 @@ pub(crate) fn check_actor(model: &mut ActorModel<'_>, errors: &mut Errors) {
 /// Methods a helper must not be named after: `ActorRef`'s own (an inherent method
 /// hides a trait method, so the helper could not be called) and those of the traits
 /// every ref implements (a call would be ambiguous).
-const REF_METHODS: &[&str] = &[
+pub(crate) const REF_METHODS: &[&str] = &[
     "tell",
     "ask",
     "ask_with",

@@ -150,7 +150,7 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The state machine half of `#[actor]`: `messages(..)` and `states(..)` given.
 fn machine(
     model: model::ActorModel<'_>,
-    messages: Option<Vec<syn::Type>>,
+    messages: Option<Vec<parse::states::Listed>>,
     states: Option<Vec<parse::states::Row>>,
     stash_capacity: Option<syn::LitInt>,
     mut errors: Errors,

@@ -56,6 +56,7 @@ pub(crate) struct ActorModel<'a> {
 }
 
 /// A variant of a protocol enum: the message it carries.
+#[derive(Clone)]
 pub(crate) struct Variant<'a> {
     /// Its name.
     pub(crate) variant: Ident,

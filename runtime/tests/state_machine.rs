@@ -49,7 +49,8 @@ impl Door {
 }
 
 #[actor(
-    messages(Status, Unlock, Push, Lock, Count, Crash),
+    helpers,
+    messages(Status, Unlock, Push as push_by, Lock, Count, Crash),
     states(Locked => Unlocking, Unlocking => Open | Locked, Open => Locked)
 )]
 impl Door {}
@@ -198,7 +199,10 @@ async fn s34_a_stashing_state_replays_after_the_switch_it_answers(system: ActorS
     assert_eq!(door.ask(Status).await.unwrap(), "opening");
     assert_eq!(note(&mut notes).await, "exit Unlocking");
     assert_eq!(note(&mut notes).await, "enter Open at door");
-    assert_eq!(door.ask(Count).await.unwrap(), 12);
+    // A request's typed helper asks, as on any actor.
+    assert_eq!(door.count().await.unwrap(), 12);
+    door.push_by(1);
+    assert_eq!(door.count().await.unwrap(), 13);
     door.tell(Lock);
     assert_eq!(note(&mut notes).await, "enter Locked");
     assert_eq!(door.ask(Status).await.unwrap(), "locked");

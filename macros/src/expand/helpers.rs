@@ -10,9 +10,9 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Path, Type};
+use syn::{Attribute, Ident, Path, Type};
 
-use crate::model::{ActorModel, Handler};
+use crate::model::ActorModel;
 
 /// The last segments of the message types the runtime implements `Message` for.
 const RUNTIME_MESSAGES: &[&str] = &[
@@ -40,18 +40,50 @@ pub(crate) fn helper_macro(message: &Type) -> Option<Path> {
 
 use crate::check::type_text;
 
-/// The declaration (`impl_ = false`) or the definition of one handler's helper.
-fn method(model: &ActorModel<'_>, handler: &Handler<'_>, impl_: bool) -> Option<TokenStream> {
-    let name = handler.helper.as_ref()?;
-    let message = handler.message;
-    let cfgs = &handler.cfgs;
-    let doc = format!(
-        "Handled by `{}::{}`.",
-        type_text(model.self_ty),
-        handler.method.sig.ident
-    );
+/// One helper to generate: its name, the message it sends, the `cfg`s it is
+/// compiled under, and the line of its docs that says who handles the message.
+pub(crate) struct Helper<'a> {
+    /// The method's name.
+    pub(crate) name: Ident,
+    /// The message it builds and sends.
+    pub(crate) message: &'a Type,
+    /// Its `cfg`s.
+    pub(crate) cfgs: &'a [Attribute],
+    /// "Handled by ..".
+    pub(crate) doc: String,
+}
+
+/// The helpers of an `#[actor]` block: one per handler that has one.
+fn of_handlers<'a>(model: &'a ActorModel<'_>) -> Vec<Helper<'a>> {
+    model
+        .handlers
+        .iter()
+        .filter_map(|handler| {
+            Some(Helper {
+                name: handler.helper.clone()?,
+                message: handler.message,
+                cfgs: &handler.cfgs,
+                doc: format!(
+                    "Handled by `{}::{}`.",
+                    type_text(model.self_ty),
+                    handler.method.sig.ident
+                ),
+            })
+        })
+        .collect()
+}
+
+/// The declaration (`impl_ = false`) or the definition of one helper.
+fn method(helper: &Helper<'_>, impl_: bool) -> TokenStream {
+    let Helper {
+        name,
+        message,
+        cfgs,
+        doc,
+    } = helper;
+    let message = *message;
     let span = message.span();
-    Some(match helper_macro(message) {
+    match helper_macro(message) {
         Some(path) => {
             let mode = if impl_ { quote!(impl) } else { quote!(decl) };
             quote_spanned! {span=>
@@ -76,11 +108,16 @@ fn method(model: &ActorModel<'_>, handler: &Handler<'_>, impl_: bool) -> Option<
                 fn #name(&self, message: #message);
             }
         }
-    })
+    }
 }
 
 /// The helper trait and its impl for the actor's ref.
 pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
+    expand_helpers(model, &of_handlers(model))
+}
+
+/// The helper trait with `helpers`, and its impl for the actor's ref.
+pub(crate) fn expand_helpers(model: &ActorModel<'_>, helpers_list: &[Helper<'_>]) -> TokenStream {
     let vis = &model.vis;
     let Some(helpers) = &model.helpers else {
         return TokenStream::new();
@@ -94,11 +131,8 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
          any other message's helper tells. The parameters are the message's fields, in order; \
          an enum, or a struct with a private field, is taken whole."
     );
-    let declarations = model
-        .handlers
-        .iter()
-        .filter_map(|h| method(model, h, false));
-    let definitions = model.handlers.iter().filter_map(|h| method(model, h, true));
+    let declarations = helpers_list.iter().map(|h| method(h, false));
+    let definitions = helpers_list.iter().map(|h| method(h, true));
     quote! {
         #[doc = #doc]
         // As the protocol enum: a crate-private message's helper is for the crate.

@@ -11,25 +11,30 @@ use syn::{Ident, LitInt, Type};
 use crate::errors::Errors;
 use crate::expand::dispatch::local;
 use crate::model::{ActorModel, Variant};
-use crate::parse::states::Row;
+use crate::parse::states::{Listed, Row};
 
 /// A state machine actor.
 pub(crate) struct MachineModel<'a> {
     /// The `#[actor]` block (its `#[signal]` handler, its name and protocol).
     pub(crate) actor: ActorModel<'a>,
-    /// The protocol's variants, from `messages(..)`.
-    pub(crate) variants: Vec<Variant<'a>>,
+    /// The protocol's variants, from `messages(..)`, with their helpers' names.
+    pub(crate) variants: Vec<(Variant<'a>, Ident)>,
     /// The table, rows in the order written: the first is the initial state.
     pub(crate) rows: Vec<Row>,
     /// `stash_capacity = N`.
     pub(crate) stash_capacity: Option<LitInt>,
 }
 
-/// The variants of `messages(..)`, each named after its type's last segment.
-pub(crate) fn variants<'a>(messages: &'a [Type], errors: &mut Errors) -> Vec<Variant<'a>> {
+/// The variants of `messages(..)`, each named after its type's last segment, with
+/// the name of its typed helper: `as name`, or the variant's name in snake case.
+pub(crate) fn variants<'a>(
+    messages: &'a [Listed],
+    errors: &mut Errors,
+) -> Vec<(Variant<'a>, Ident)> {
     let mut seen: HashMap<String, &Type> = HashMap::new();
+    let mut helpers: HashSet<String> = HashSet::new();
     let mut variants = Vec::new();
-    for message in messages {
+    for Listed { message, helper } in messages {
         let name = match message {
             Type::Path(path) if path.qself.is_none() => {
                 path.path.segments.last().map(|s| s.ident.clone())
@@ -51,13 +56,51 @@ pub(crate) fn variants<'a>(messages: &'a [Type], errors: &mut Errors) -> Vec<Var
             );
             continue;
         }
-        variants.push(Variant {
-            variant: name,
-            message,
-            cfgs: Vec::new(),
-        });
+        let helper = helper
+            .clone()
+            .unwrap_or_else(|| Ident::new(&snake_case(&name.to_string()), name.span()));
+        let text = helper.to_string();
+        let rename = format!(
+            "name its helper with `{} as other_name` in `messages(..)`",
+            crate::check::type_text(message)
+        );
+        if crate::check::REF_METHODS.contains(&text.as_str()) {
+            errors.error(
+                &helper,
+                format!("the typed helper of `{name}` would be called `{text}`, which is already a method of `ActorRef`: {rename}"),
+            );
+        } else if !helpers.insert(text.clone()) {
+            errors.error(
+                &helper,
+                format!("a second typed helper called `{text}`: {rename}"),
+            );
+        }
+        variants.push((
+            Variant {
+                variant: name,
+                message,
+                cfgs: Vec::new(),
+            },
+            helper,
+        ));
     }
     variants
+}
+
+/// `TransmitNow` as `transmit_now`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (index, c) in name.char_indices() {
+        if c.is_uppercase() {
+            if index > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Check the table: each state once on the left, every successor a state, every
@@ -168,7 +211,26 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
     let protocol = &actor.protocol;
     let vis = &actor.vis;
     let states = format_ident!("__{}States", type_name);
-    let protocol_enum = crate::expand::protocol::expand_variants(actor, &model.variants);
+    let (variants_only, helper_names): (Vec<Variant<'_>>, Vec<Ident>) = model
+        .variants
+        .iter()
+        .map(|(v, h)| (v.clone(), h.clone()))
+        .unzip();
+    let protocol_enum = crate::expand::protocol::expand_variants(actor, &variants_only);
+    let helper_list: Vec<crate::expand::helpers::Helper<'_>> = variants_only
+        .iter()
+        .zip(helper_names)
+        .map(|(variant, name)| crate::expand::helpers::Helper {
+            name,
+            message: variant.message,
+            cfgs: &[],
+            doc: format!(
+                "Handled by the states of `{}` that have a handler for it; refused (or stashed) by the others.",
+                actor.type_name
+            ),
+        })
+        .collect();
+    let helpers = crate::expand::helpers::expand_helpers(actor, &helper_list);
     let (message, reply, parts, state, name) = (
         local("message"),
         local("reply"),
@@ -176,7 +238,7 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
         local("state"),
         local("name"),
     );
-    let refusals = model.variants.iter().map(|v| {
+    let refusals = model.variants.iter().map(|(v, _)| {
         let variant = &v.variant;
         quote! {
             Self::#variant(#message, #reply) => {
@@ -188,6 +250,7 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
     let Some(initial) = model.rows.first().map(|row| &row.state) else {
         return quote! {
             #protocol_enum
+            #helpers
         };
     };
     let state_names: Vec<&Ident> = model.rows.iter().map(|row| &row.state).collect();
@@ -304,6 +367,7 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
     let states_doc = format!("The states of [`{type_text}`], generated by `#[actor(states(..))]`.");
     quote! {
         #protocol_enum
+        #helpers
 
         impl ::tapio::__private::Protocol for #self_ty {
             type Msg = #protocol;

@@ -23,7 +23,7 @@ pub(crate) struct ActorArgs {
     /// only when asked for.
     helpers: Option<Option<syn::Ident>>,
     /// `messages(..)`: a state machine's protocol.
-    pub(crate) messages: Option<Vec<Type>>,
+    pub(crate) messages: Option<Vec<crate::parse::states::Listed>>,
     /// `states(..)`: a state machine's transition table.
     pub(crate) states: Option<Vec<crate::parse::states::Row>>,
     /// `stash_capacity = N`.

@@ -40,10 +40,33 @@ pub(crate) fn parse_table(tokens: TokenStream) -> syn::Result<Vec<Row>> {
     Ok(rows.into_iter().collect())
 }
 
-/// Parse the inside of `messages(..)`: message types separated by commas.
-pub(crate) fn parse_messages(tokens: TokenStream) -> syn::Result<Vec<Type>> {
-    let types = Punctuated::<Type, Token![,]>::parse_terminated.parse2(tokens)?;
-    Ok(types.into_iter().collect())
+/// One entry of `messages(..)`: a message type, and the name of its typed helper
+/// when `as name` gives one.
+pub(crate) struct Listed {
+    /// The message type.
+    pub(crate) message: Type,
+    /// `as name`.
+    pub(crate) helper: Option<Ident>,
+}
+
+impl Parse for Listed {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let message = input.parse()?;
+        let helper = if input.peek(Token![as]) {
+            input.parse::<Token![as]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(Self { message, helper })
+    }
+}
+
+/// Parse the inside of `messages(..)`: message types (each optionally `as
+/// helper_name`) separated by commas.
+pub(crate) fn parse_messages(tokens: TokenStream) -> syn::Result<Vec<Listed>> {
+    let listed = Punctuated::<Listed, Token![,]>::parse_terminated.parse2(tokens)?;
+    Ok(listed.into_iter().collect())
 }
 
 /// What a state does with a message it has no handler for.
