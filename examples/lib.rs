@@ -56,6 +56,9 @@ pub mod blocking_calls;
 #[path = "state_machine.rs"]
 pub mod state_machine;
 
+#[path = "state_machine_without_macros.rs"]
+pub mod state_machine_without_macros;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -82,4 +85,7 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("adapters", || Box::pin(adapters::run())),
     ("blocking_calls", || Box::pin(blocking_calls::run())),
     ("state_machine", || Box::pin(state_machine::run())),
+    ("state_machine_without_macros", || {
+        Box::pin(state_machine_without_macros::run())
+    }),
 ];

@@ -353,3 +353,22 @@ fn state_machine_refuses_by_state_and_drains_on_close() {
         "stateDiagram-v2\n    [*] --> Disconnected\n    Disconnected --> Authenticating\n    Authenticating --> Ready\n    Ready --> Closing\n    Closing --> [*]\n"
     );
 }
+
+// S34: the state machine written out by hand behaves as the generated one.
+#[test]
+fn state_machine_without_macros_matches_the_generated_one() {
+    check(
+        "state_machine_without_macros",
+        lines_of(tapio_examples::state_machine_without_macros::run),
+        &[
+            "conn: refused Transmit, not open",
+            "conn: connecting, asking for a token",
+            "conn: refused Transmit, still connecting",
+            "conn: authenticated with t-42",
+            "conn: sent \"hello\" with t-42",
+            "conn: closing, draining what is queued",
+            "conn: dropped Transmit, closing",
+            "conn: closed",
+        ],
+    );
+}
