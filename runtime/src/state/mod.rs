@@ -25,6 +25,9 @@
 //!   switches to and a state unreachable from the first row (the initial state) are
 //!   compile errors. The graph is on the actor as `STATE_GRAPH_MERMAID` and
 //!   `STATE_GRAPH_DOT`.
+//! - A state type that implements `Drop` cannot have its fields moved out (E0509)
+//!   into the next state: move the whole value, or take a field with
+//!   `std::mem::take` first.
 //! - Spawn a [`Machine`]: by value when it is `Clone`, otherwise built in
 //!   [`Behaviors::setup`](crate::Behaviors::setup). A restart starts again from the
 //!   initial state.
