@@ -38,6 +38,24 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
         tokens.extend(expand::fields::expand(model, &name));
         tokens
     });
+    // A message registered for the wire derives serde's traits, through tapio's
+    // re-export, so the program needs no serde dependency of its own.
+    let item = match model.as_ref().and_then(|model| model.remote.as_ref()) {
+        Some(_) => {
+            let mut item = item.clone();
+            let derive: [syn::Attribute; 2] = [
+                syn::parse_quote!(#[derive(::tapio::__private::serde::Serialize, ::tapio::__private::serde::Deserialize)]),
+                syn::parse_quote!(#[serde(crate = "::tapio::__private::serde")]),
+            ];
+            if let syn::Item::Struct(s) = &mut item {
+                s.attrs.extend(derive);
+            } else if let syn::Item::Enum(e) = &mut item {
+                e.attrs.extend(derive);
+            }
+            item
+        }
+        None => item,
+    };
     match errors.finish() {
         Ok(()) => quote::quote!(#item #generated).into(),
         Err(error) => {

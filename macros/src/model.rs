@@ -17,6 +17,8 @@ pub(crate) struct MessageModel<'a> {
     pub(crate) generics: &'a Generics,
     /// `reply = T`, when it is a request.
     pub(crate) reply: Option<Type>,
+    /// `remote = "key"`, when it is registered for the wire.
+    pub(crate) remote: Option<syn::LitStr>,
 }
 
 /// How a typed helper (see `expand::helpers`) builds a message.

@@ -2,6 +2,8 @@
 
 /// `#[message(reply = T)]`
 pub(crate) const REPLY: &str = "reply";
+/// `#[message(remote = "key")]`
+pub(crate) const REMOTE: &str = "remote";
 /// `#[actor(protocol = Name)]`
 pub(crate) const PROTOCOL: &str = "protocol";
 /// `#[actor(vis = pub(crate))]`

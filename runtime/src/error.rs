@@ -135,6 +135,10 @@ pub enum SystemError {
         /// The name that was refused.
         name: String,
     },
+    /// A wire key is registered for two types in this binary (or in the registry
+    /// given to the builder).
+    #[error(transparent)]
+    Wire(#[from] crate::wire::RegistryError),
     /// A setting is out of range.
     #[error("invalid setting `{setting}`: {reason}")]
     InvalidSetting {

@@ -199,6 +199,7 @@ pub mod supervision;
 mod system;
 pub mod testkit;
 pub mod timer;
+pub mod wire;
 
 pub use crate::actor::context::{ActorContext, Ctx};
 pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
@@ -254,6 +255,8 @@ pub mod __private {
         next_unreachable as Unreachable, refuse, stash, switched, vacant,
     };
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
+    pub use inventory;
+    pub use serde;
     pub use std::boxed::Box;
     pub use std::result::Result;
 

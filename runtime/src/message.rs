@@ -60,6 +60,27 @@ pub trait Message: Send + 'static {
     {
         Payload::new(self)
     }
+
+    /// The key this type is registered under for the wire, if it is: set by
+    /// `#[message(remote = "key")]`.
+    #[doc(hidden)]
+    const WIRE_KEY: Option<&'static str> = None;
+
+    /// Decode a payload that arrived under wire key `key` into this protocol: a
+    /// `#[message(remote)]` type decodes its own key, a protocol enum each key of its
+    /// registered messages. Anything else is not accepted.
+    #[doc(hidden)]
+    fn decode_wire(
+        key: &str,
+        bytes: &[u8],
+        ctx: &crate::wire::WireContext<'_>,
+    ) -> Result<Self, crate::wire::WireProblem>
+    where
+        Self: Sized,
+    {
+        let _ = (bytes, ctx);
+        Err(crate::wire::WireProblem::NotAccepted(key.to_owned()))
+    }
 }
 
 /// The protocol of a context, an actor type or a message: what its mailbox holds.

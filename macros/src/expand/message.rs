@@ -35,14 +35,40 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
     });
     // The `Send` requirement is checked on the user's type name, so an error says
     // which message cannot cross to another task.
+    let decode = model.remote.as_ref().map(|key| {
+        quote! {
+            const WIRE_KEY: ::core::option::Option<&'static str> = ::core::option::Option::Some(#key);
+
+            fn decode_wire(
+                key: &str,
+                bytes: &[u8],
+                ctx: &::tapio::wire::WireContext<'_>,
+            ) -> ::tapio::__private::Result<Self, ::tapio::wire::WireProblem> {
+                ::tapio::wire::decode_if::<Self>(key, bytes, ctx)
+            }
+        }
+    });
     let message_impl = quote_spanned! {ident.span()=>
         impl #impl_generics ::tapio::__private::Message for #ident #type_generics #where_clause {
             type ReplySlot = #slot;
+            #decode
         }
     };
+    let wire = model.remote.as_ref().map(|key| {
+        quote! {
+            impl ::tapio::wire::WireMessage for #ident {
+                const KEY: &'static str = #key;
+            }
+
+            ::tapio::__private::inventory::submit! {
+                ::tapio::wire::Registration::of::<#ident>()
+            }
+        }
+    });
     quote! {
         #message_impl
         #request
+        #wire
     }
 }
 

@@ -68,6 +68,23 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
     });
     let reply = local("reply");
     let bounds = message_bounds(variants);
+    let (key, bytes, ctx) = (local("key"), local("bytes"), local("ctx"));
+    let decoders = variants.iter().map(|handler| {
+        let (message, cfgs) = (handler.message, &handler.cfgs);
+        quote! {
+            #(#cfgs)*
+            if <#message as ::tapio::__private::Message>::WIRE_KEY == ::core::option::Option::Some(#key) {
+                return ::tapio::__private::Result::map(
+                    <#message as ::tapio::__private::Message>::decode_wire(#key, #bytes, #ctx),
+                    <Self as ::tapio::__private::Accepts<#message>>::wrap,
+                );
+            }
+        }
+    });
+    let wire_bounds = variants.iter().filter(|v| v.cfgs.is_empty()).map(|v| {
+        let message = v.message;
+        quote!(for<'__tapio> #message: ::tapio::wire::WireMessage,)
+    });
     let accepts = variants.iter().map(|handler| {
         let (variant, cfgs) = (&handler.variant, &handler.cfgs);
         let value = local("message");
@@ -114,6 +131,18 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
         impl ::tapio::__private::Message for #protocol #bounds {
             type ReplySlot = ::tapio::__private::NoReply;
 
+            fn decode_wire(
+                #key: &str,
+                #bytes: &[u8],
+                #ctx: &::tapio::wire::WireContext<'_>,
+            ) -> ::tapio::__private::Result<Self, ::tapio::wire::WireProblem> {
+                #(#decoders)*
+                let _ = (#bytes, #ctx);
+                ::tapio::__private::Result::Err(::tapio::wire::WireProblem::NotAccepted(
+                    ::std::borrow::ToOwned::to_owned(#key),
+                ))
+            }
+
             fn into_payload(self) -> ::tapio::__private::Payload {
                 match self {
                     #(#payloads)*
@@ -131,5 +160,10 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
         }
 
         #(#accepts)*
+
+        // A remote ref can be resolved for this protocol only when every message it
+        // handles is registered; the bounds are higher-ranked so that a local actor
+        // simply goes without the impl.
+        impl ::tapio::wire::RemoteProtocol for #protocol where #(#wire_bounds)* {}
     }
 }

@@ -7,12 +7,14 @@ use syn::{Fields, GenericParam, Generics, Ident, Item, Type, Visibility};
 
 use crate::errors::Errors;
 use crate::model::{MessageModel, MessageShape};
-use crate::symbol::REPLY;
+use crate::symbol::{REMOTE, REPLY};
 
 /// The arguments of `#[message(..)]`.
 #[derive(Default)]
 pub(crate) struct MessageArgs {
     pub(crate) reply: Option<Type>,
+    /// `remote = "key"`: the wire key.
+    pub(crate) remote: Option<syn::LitStr>,
 }
 
 /// Parse the attribute's arguments, recording what is wrong with them.
@@ -25,9 +27,25 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> MessageArgs 
             }
             parsed.reply = Some(meta.value()?.parse()?);
             Ok(())
+        } else if meta.path.is_ident(REMOTE) {
+            let key: syn::LitStr = meta.value()?.parse()?;
+            let text = key.value();
+            let valid = !text.is_empty()
+                && text.len() <= 128
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-:/".contains(c));
+            if !valid {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "a wire key is 1 to 128 ASCII letters, digits and `.` `_` `-` `:` `/`, stable across versions of the program, such as \"shop.order.v1\"",
+                ));
+            }
+            parsed.remote = Some(key);
+            Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown argument: `#[message]` takes only `{REPLY} = Type`, the type a request is answered with"
+                "unknown argument: `#[message]` takes `{REPLY} = Type` (the type a request is answered with) and `{REMOTE} = \"a.stable.key\"` (its key on the wire)"
             )))
         }
     });
@@ -97,12 +115,22 @@ pub(crate) fn parse_item<'a>(
         // The `impl Message` would only repeat the error as a bare `Send` bound.
         return None;
     }
+    if let Some(key) = &args.remote
+        && !generics.params.is_empty()
+    {
+        errors.error(
+            key,
+            "a generic message cannot be registered for the wire: a key names one type; register a concrete message that holds the value",
+        );
+        return None;
+    }
     Some(MessageModel {
         ident,
         vis,
         shape,
         generics,
         reply: args.reply,
+        remote: args.remote,
     })
 }
 
@@ -233,7 +261,7 @@ mod tests {
             ["`reply` is given twice: a request has one reply type"]
         );
         let (_, errors) = parse(quote!(answer = u64), &item);
-        assert!(errors[0].starts_with("unknown argument: `#[message]` takes only `reply = Type`"));
+        assert!(errors[0].starts_with("unknown argument: `#[message]` takes `reply = Type`"));
     }
 
     #[test]

@@ -92,6 +92,14 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
     /// The cell's shared core, for the tree's bookkeeping (parents and children,
     /// shutdown): a target of this process only.
     fn local(&self) -> Option<&CellCore>;
+
+    /// Decode a payload from a peer into the target's protocol and deliver it.
+    fn deliver_wire(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        ctx: &crate::wire::WireContext<'_>,
+    ) -> Result<(), crate::wire::WireProblem>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -158,6 +166,20 @@ impl<P: Message> LocalCell<P> {
 }
 
 impl<P: Message> AnyCell for LocalCell<P> {
+    fn deliver_wire(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        ctx: &crate::wire::WireContext<'_>,
+    ) -> Result<(), crate::wire::WireProblem> {
+        let message = P::decode_wire(key, bytes, ctx)?;
+        if self.deliver(Envelope::Message(message)) {
+            Ok(())
+        } else {
+            Err(crate::wire::WireProblem::RecipientStopped)
+        }
+    }
+
     fn path(&self) -> &ActorPath {
         self.core.path()
     }
@@ -423,6 +445,18 @@ impl<P: Message> Message for ActorRef<P> {
 #[derive(Clone)]
 pub struct AnyActorRef {
     cell: Arc<dyn AnyCell>,
+}
+
+impl AnyActorRef {
+    /// Decode a payload from a peer into the target's protocol and deliver it.
+    pub(crate) fn deliver_wire(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        ctx: &crate::wire::WireContext<'_>,
+    ) -> Result<(), crate::wire::WireProblem> {
+        self.cell.deliver_wire(key, bytes, ctx)
+    }
 }
 
 impl AnyActorRef {

@@ -562,6 +562,14 @@ pub enum DeadLetterReason {
     /// The recipient is a state machine, and the state it was in (named here) does
     /// not handle the message: it refused it.
     NotHandledInState(&'static str),
+    /// A frame from a peer that could not be delivered (S37): the peer, and what
+    /// was wrong.
+    FromPeer {
+        /// The system the frame came from.
+        peer: crate::Address,
+        /// What was wrong with it.
+        problem: crate::wire::WireProblem,
+    },
 }
 
 impl fmt::Display for DeadLetterReason {
@@ -580,6 +588,9 @@ impl fmt::Display for DeadLetterReason {
             Self::StashFull => "the recipient's stash was full when it tried to stash it",
             Self::StashDiscarded => {
                 "the recipient held it in its stash and restarted (or dropped the stash) before replaying it"
+            }
+            Self::FromPeer { peer, problem } => {
+                return write!(f, "refused from {peer}: {problem}");
             }
             Self::NotHandledInState(state) => {
                 return write!(f, "the recipient's state `{state}` does not handle it");

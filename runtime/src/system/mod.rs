@@ -6,6 +6,7 @@
 //! make progress only while it is driven (inside `block_on`, or while a
 //! `#[tokio::main]` body awaits).
 
+use crate::wire::{Registry, WireLimits};
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -26,7 +27,7 @@ use crate::error::{NotTopLevel, SpawnError, SystemError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
-use crate::message::Message;
+use crate::message::{Message, Payload};
 
 mod termination;
 
@@ -38,6 +39,7 @@ pub struct Settings {
     name: String,
     shutdown_timeout: Duration,
     track_leaks: bool,
+    wire_limits: WireLimits,
 }
 
 impl Settings {
@@ -53,7 +55,13 @@ impl Settings {
             name: name.to_owned(),
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
             track_leaks: Self::DEFAULT_TRACK_LEAKS,
+            wire_limits: WireLimits::DEFAULT,
         }
+    }
+
+    /// What frames from a peer are held to.
+    pub fn wire_limits(&self) -> &WireLimits {
+        &self.wire_limits
     }
 
     /// The system's name.
@@ -91,6 +99,7 @@ impl Settings {
 #[derive(Debug, Clone)]
 pub struct ActorSystemBuilder {
     settings: Settings,
+    registry: Option<Registry>,
 }
 
 impl ActorSystemBuilder {
@@ -123,6 +132,19 @@ impl ActorSystemBuilder {
         self
     }
 
+    /// What frames from a peer are held to (default [`WireLimits::DEFAULT`]).
+    pub fn wire_limits(mut self, limits: WireLimits) -> Self {
+        self.settings.wire_limits = limits;
+        self
+    }
+
+    /// The wire keys this system decodes, listed by hand. Without it, the system
+    /// decodes every type `#[message(remote)]` registered in the binary.
+    pub fn wire_registry(mut self, registry: Registry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
     /// Build the system, on the tokio runtime this is called in.
     ///
     /// # Errors
@@ -148,8 +170,12 @@ impl ActorSystemBuilder {
                 reason: "it is zero, so no actor would get to stop: give it a duration".into(),
             });
         }
+        let registry = match self.registry {
+            Some(registry) => registry,
+            None => Registry::linked()?,
+        };
         let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
-        Ok(ActorSystem::start(settings, runtime))
+        Ok(ActorSystem::start(settings, registry, runtime))
     }
 }
 
@@ -213,6 +239,8 @@ pub(crate) struct SystemShared {
     escalated: Mutex<Option<Failure>>,
     /// `/system/promises`, the parent path of every ask's promise.
     promises: std::sync::OnceLock<ActorPath>,
+    /// The wire keys this system decodes.
+    registry: Registry,
 }
 
 #[derive(Clone)]
@@ -248,10 +276,15 @@ impl ActorSystem {
     pub fn builder(name: &str) -> ActorSystemBuilder {
         ActorSystemBuilder {
             settings: Settings::new(name),
+            registry: None,
         }
     }
 
-    fn shared_for(settings: Settings, runtime: Option<Handle>) -> Arc<SystemShared> {
+    fn shared_for(
+        settings: Settings,
+        registry: Registry,
+        runtime: Option<Handle>,
+    ) -> Arc<SystemShared> {
         let first_uid = random_seed() >> 16;
         Arc::new(SystemShared {
             address: Address::local(&settings.name),
@@ -270,18 +303,19 @@ impl ActorSystem {
             cancelled: Mutex::new(Vec::new()),
             escalated: Mutex::new(None),
             promises: std::sync::OnceLock::new(),
+            registry,
         })
     }
 
     /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks.
     pub(crate) fn detached(name: &str) -> Self {
         Self {
-            shared: Self::shared_for(Settings::new(name), None),
+            shared: Self::shared_for(Settings::new(name), Registry::default(), None),
         }
     }
 
-    fn start(settings: Settings, runtime: Handle) -> Self {
-        let shared = Self::shared_for(settings, Some(runtime));
+    fn start(settings: Settings, registry: Registry, runtime: Handle) -> Self {
+        let shared = Self::shared_for(settings, registry, Some(runtime));
         let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
@@ -318,6 +352,26 @@ impl ActorSystem {
     /// The system's name.
     pub fn name(&self) -> &str {
         self.shared.name()
+    }
+
+    /// Deliver a frame that came from `peer`: the receiving half of a link (S37).
+    /// The frame's length prefix is checked against [`WireLimits::max_frame`]
+    /// before anything else is read; its key is looked up in the system's registry;
+    /// the recipient is found by path and incarnation, and the payload decoded into
+    /// its protocol.
+    ///
+    /// # Errors
+    ///
+    /// The [`WireProblem`](crate::wire::WireProblem) that kept it from its recipient.
+    /// The frame is then also a dead letter whose reason,
+    /// [`DeadLetterReason::FromPeer`](crate::DeadLetterReason::FromPeer), names
+    /// `peer`; nothing else happens: no panic, no failure, nothing stops.
+    pub fn deliver_frame(
+        &self,
+        peer: &Address,
+        frame: &[u8],
+    ) -> Result<(), crate::wire::WireProblem> {
+        self.shared.deliver_frame(peer, frame)
     }
 
     /// The system's address, which every ref's URI starts with.
@@ -658,6 +712,29 @@ impl SystemShared {
     }
 
     /// `/system/promises`.
+    /// What frames from a peer are held to.
+    pub(crate) fn wire_limits(&self) -> WireLimits {
+        self.settings.wire_limits
+    }
+
+    /// The wire keys this system decodes.
+    pub(crate) fn wire_registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The path `/` of this system.
+    pub(crate) fn root_path(&self) -> ActorPath {
+        ActorPath::root(self.address.clone())
+    }
+
+    /// The guardian `user` or `system`, while the system runs.
+    pub(crate) fn guardian_named(&self, name: &str) -> Option<AnyActorRef> {
+        self.guardian(|guardians| match name {
+            "user" => guardians.user.clone(),
+            _ => guardians.system.clone(),
+        })
+    }
+
     pub(crate) fn promises_path(&self) -> &ActorPath {
         self.promises.get_or_init(|| {
             ActorPath::root(self.address.clone())
@@ -714,6 +791,20 @@ impl SystemShared {
     ) {
         if self.dead_letters_wanted() {
             let letter = DeadLetter::new(message.into_payload(), recipient.clone(), reason);
+            tracing::debug!(%letter, "dead letter");
+            self.events.publish(letter);
+        }
+    }
+
+    /// Publish a dead letter for a message already type-erased.
+    pub(crate) fn dead_letter_of_payload(
+        &self,
+        message: Payload,
+        recipient: &ActorPath,
+        reason: DeadLetterReason,
+    ) {
+        if self.dead_letters_wanted() {
+            let letter = DeadLetter::new(message, recipient.clone(), reason);
             tracing::debug!(%letter, "dead letter");
             self.events.publish(letter);
         }
