@@ -188,6 +188,15 @@ pub trait ReplySlot: Default + Send + 'static {
     fn refuse(self, state: &'static str) {
         let _ = state;
     }
+
+    /// The slot for a request that came over the wire, whose answer goes to the URI
+    /// `reply_to` from the frame's header (decoded in the current decode context).
+    /// Nothing for a message that is not a request.
+    #[doc(hidden)]
+    fn from_wire(reply_to: Option<&str>) -> Self {
+        let _ = reply_to;
+        Self::default()
+    }
 }
 
 /// A message that is answered with exactly one `Reply`.

@@ -27,6 +27,12 @@ impl<T: Message> Default for ReplyTo<T> {
 }
 
 impl<T: Message> ReplySlot for ReplyTo<T> {
+    fn from_wire(reply_to: Option<&str>) -> Self {
+        reply_to
+            .and_then(crate::wire::resolve_in_context::<T>)
+            .map_or_else(Self::nobody, Self::to)
+    }
+
     fn refuse(self, state: &'static str) {
         if let Some(target) = self.target {
             target.refuse_answer(crate::actor::promise::Refusal { state });

@@ -429,3 +429,242 @@ mod properties {
         }
     }
 }
+
+/// A request across the wire: the answer's ref travels inside the message.
+#[message(remote = "test.hello.v1")]
+#[derive(Debug)]
+pub struct Hello {
+    pub whom: String,
+    pub reply_to: ActorRef<Hi>,
+}
+
+#[message(remote = "test.hi.v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hi(pub String);
+
+/// Answers every `Hello` through the ref it carries.
+fn host() -> Behavior<Hello> {
+    Behaviors::receive_message(|hello: Hello| {
+        hello.reply_to.tell(Hi(format!("hi, {}", hello.whom)));
+    })
+    .into()
+}
+
+fn hello_frame(system: &ActorSystem, recipient: &str, reply_to: ActorRef<Hi>) -> Vec<u8> {
+    let payload = system.as_deserialization_context(|| {
+        encode_payload(&Hello {
+            whom: "ada".into(),
+            reply_to,
+        })
+        .unwrap()
+    });
+    frame(Hello::KEY, recipient, 0, &payload)
+}
+
+// S36: a ref serializes as its full URI and decodes, inside the system's context,
+// to the live local actor: the host answers through it.
+#[tapio::test]
+async fn s36_a_local_ref_crosses_the_wire_and_comes_back_live(system: ActorSystem) {
+    system.spawn(host(), "host").unwrap();
+    let (heard, mut answers) = mpsc::unbounded_channel();
+    let listener = system
+        .spawn(
+            Behaviors::receive_message(move |hi: Hi| {
+                let _ = heard.send(hi.0);
+            }),
+            "listener",
+        )
+        .unwrap();
+    let payload = encode_payload(&Hello {
+        whom: "ada".into(),
+        reply_to: listener.clone(),
+    })
+    .unwrap();
+    let uri = postcard::from_bytes::<(String, String)>(&payload)
+        .unwrap()
+        .1;
+    assert_eq!(uri, listener.to_string());
+    assert!(uri.starts_with("tapio://"), "{uri}");
+    assert!(
+        uri.ends_with(&format!("/user/listener#{}", listener.uid())),
+        "{uri}"
+    );
+    system
+        .deliver_frame(&peer(), &frame(Hello::KEY, "/user/host", 0, &payload))
+        .unwrap();
+    assert_eq!(
+        tokio::time::timeout(WAIT, answers.recv())
+            .await
+            .unwrap()
+            .unwrap(),
+        "hi, ada"
+    );
+}
+
+// S36: an ask's promise is exported when its ref is serialized, so an answer that
+// comes back in a frame addressed to it completes the ask.
+#[tapio::test]
+async fn s36_an_ask_is_answered_through_a_frame_to_its_promise(system: ActorSystem) {
+    let (sent, mut requests) = mpsc::unbounded_channel();
+    // Stands for the link: what the ask sends is encoded as it would cross it.
+    let outbound = system
+        .spawn(
+            Behaviors::receive_message(move |hello: Hello| {
+                let _ = sent.send(encode_payload(&hello).unwrap());
+            }),
+            "outbound",
+        )
+        .unwrap();
+    let ask = outbound.ask_with(|reply_to| Hello {
+        whom: "grace".into(),
+        reply_to,
+    });
+    let answer = tokio::spawn(async move { ask.timeout(WAIT).await });
+    let request = tokio::time::timeout(WAIT, requests.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let uri = postcard::from_bytes::<(String, String)>(&request)
+        .unwrap()
+        .1;
+    let path = &uri[uri.find("/system/promises/").unwrap()..uri.rfind('#').unwrap()];
+    system
+        .deliver_frame(
+            &peer(),
+            &frame(
+                Hi::KEY,
+                path,
+                0,
+                &encode_payload(&Hi("hi, grace".into())).unwrap(),
+            ),
+        )
+        .unwrap();
+    assert_eq!(answer.await.unwrap().unwrap(), Hi("hi, grace".into()));
+}
+
+// S36: a URI of another system decodes to a ref bound to that peer; with no link to
+// it, what is told to it is a dead letter that names the peer.
+#[tapio::test]
+async fn s36_a_ref_to_another_system_is_bound_to_that_peer(system: ActorSystem) {
+    system.spawn(host(), "host").unwrap();
+    let mut letters = letters(&system);
+    let remote = "tapio://elsewhere@10.0.0.7:2552/user/listener#42";
+    let payload = [
+        postcard::to_allocvec(&"ada").unwrap(),
+        postcard::to_allocvec(&remote).unwrap(),
+    ]
+    .concat();
+    system
+        .deliver_frame(&peer(), &frame(Hello::KEY, "/user/host", 0, &payload))
+        .unwrap();
+    let letter = letter(&mut letters).await;
+    assert_eq!(
+        letter.recipient().to_uri(),
+        "tapio://elsewhere@10.0.0.7:2552/user/listener"
+    );
+    match letter.reason() {
+        DeadLetterReason::NoLink { peer } => {
+            assert_eq!(peer.to_string(), "tapio://elsewhere@10.0.0.7:2552");
+        }
+        other => panic!("expected no link, got {other:?}"),
+    }
+    assert_eq!(letter.take_message::<Hi>(), Some(Hi("hi, ada".into())));
+    // Decoded twice, the same URI gives equal refs.
+    let decode = || {
+        system.as_deserialization_context(|| {
+            postcard::from_bytes::<ActorRef<Hi>>(&postcard::to_allocvec(&remote).unwrap()).unwrap()
+        })
+    };
+    assert_eq!(decode(), decode());
+    assert_eq!(decode().to_string(), remote);
+}
+
+// S36: outside a decode context a ref does not decode; a URI that names a local
+// actor of another protocol, or nobody, makes the payload undecodable.
+#[tapio::test]
+async fn s36_a_ref_decodes_only_to_a_live_actor_of_its_protocol(system: ActorSystem) {
+    let host = system.spawn(host(), "host").unwrap();
+    let uri = postcard::to_allocvec(&host.to_string()).unwrap();
+    assert!(postcard::from_bytes::<ActorRef<Hi>>(&uri).is_err());
+    let wrong = system.as_deserialization_context(|| postcard::from_bytes::<ActorRef<Hi>>(&uri));
+    assert!(wrong.is_err(), "the host takes `Hello`, not `Hi`");
+    let right = system.as_deserialization_context(|| postcard::from_bytes::<ActorRef<Hello>>(&uri));
+    assert_eq!(right.unwrap(), host);
+    let mut letters = letters(&system);
+    let nobody = format!("{}/user/nobody#1", system.address());
+    let payload = [
+        postcard::to_allocvec(&"ada").unwrap(),
+        postcard::to_allocvec(&nobody).unwrap(),
+    ]
+    .concat();
+    let problem = system
+        .deliver_frame(&peer(), &frame(Hello::KEY, "/user/host", 0, &payload))
+        .unwrap_err();
+    assert!(
+        matches!(problem, WireProblem::Undecodable { .. }),
+        "{problem:?}"
+    );
+    assert_eq!(problem_of(&letter(&mut letters).await), problem);
+    let _ = hello_frame;
+}
+
+/// A request that crosses the wire: its answer's ref travels in the frame's header.
+#[message(remote = "test.howmany.v1", reply = Many)]
+pub struct HowMany;
+
+#[message(remote = "test.many.v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Many(pub u64);
+
+pub struct Tally {
+    count: u64,
+}
+
+#[actor]
+impl Tally {
+    fn how_many(&mut self, _: HowMany) -> Many {
+        self.count += 1;
+        Many(self.count)
+    }
+}
+
+// S36: a request's answer goes to the ref named in the frame's `reply_to`, decoded
+// like any ref: here a local listener, which gets the handler's answer.
+#[tapio::test]
+async fn s36_a_request_from_a_peer_is_answered_to_its_reply_ref(system: ActorSystem) {
+    system
+        .spawn(Behaviors::setup(|_| Tally { count: 0 }), "tally")
+        .unwrap();
+    let (heard, mut answers) = mpsc::unbounded_channel();
+    let listener = system
+        .spawn(
+            Behaviors::receive_message(move |many: Many| {
+                let _ = heard.send(many.0);
+            }),
+            "listener",
+        )
+        .unwrap();
+    let uri = listener.to_string();
+    let header = FrameHeader {
+        key: HowMany::KEY,
+        recipient: "/user/tally",
+        uid: 0,
+        reply_to: Some(&uri),
+    };
+    let bytes = encode_frame(
+        &header,
+        &encode_payload(&HowMany).unwrap(),
+        &WireLimits::DEFAULT,
+    )
+    .unwrap();
+    system.deliver_frame(&peer(), &bytes).unwrap();
+    system.deliver_frame(&peer(), &bytes).unwrap();
+    assert_eq!(
+        tokio::time::timeout(WAIT, answers.recv()).await.unwrap(),
+        Some(1)
+    );
+    assert_eq!(
+        tokio::time::timeout(WAIT, answers.recv()).await.unwrap(),
+        Some(2)
+    );
+}

@@ -60,6 +60,8 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
                 const KEY: &'static str = #key;
             }
 
+            impl<__TapioCheck> ::tapio::wire::RemoteProtocol<__TapioCheck> for #ident {}
+
             ::tapio::__private::inventory::submit! {
                 ::tapio::wire::Registration::of::<#ident>()
             }

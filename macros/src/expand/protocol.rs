@@ -68,7 +68,7 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
     });
     let reply = local("reply");
     let bounds = message_bounds(variants);
-    let (key, bytes, ctx) = (local("key"), local("bytes"), local("ctx"));
+    let (key, bytes, ctx, value) = (local("key"), local("bytes"), local("ctx"), local("value"));
     let decoders = variants.iter().map(|handler| {
         let (message, cfgs) = (handler.message, &handler.cfgs);
         quote! {
@@ -76,14 +76,20 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
             if <#message as ::tapio::__private::Message>::WIRE_KEY == ::core::option::Option::Some(#key) {
                 return ::tapio::__private::Result::map(
                     <#message as ::tapio::__private::Message>::decode_wire(#key, #bytes, #ctx),
-                    <Self as ::tapio::__private::Accepts<#message>>::wrap,
+                    |#value| <Self as ::tapio::__private::Accepts<#message>>::wrap_with(
+                        #value,
+                        <<#message as ::tapio::__private::Message>::ReplySlot as ::tapio::__private::ReplySlot>::from_wire(#ctx.reply_to),
+                    ),
                 );
             }
         }
     });
     let wire_bounds = variants.iter().filter(|v| v.cfgs.is_empty()).map(|v| {
         let message = v.message;
-        quote!(for<'__tapio> #message: ::tapio::wire::WireMessage,)
+        quote!(
+            for<'__tapio> #message: ::tapio::__private::Message,
+            #message: ::tapio::wire::Registered<__TapioCheck>,
+        )
     });
     let accepts = variants.iter().map(|handler| {
         let (variant, cfgs) = (&handler.variant, &handler.cfgs);
@@ -164,6 +170,10 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
         // A remote ref can be resolved for this protocol only when every message it
         // handles is registered; the bounds are higher-ranked so that a local actor
         // simply goes without the impl.
-        impl ::tapio::wire::RemoteProtocol for #protocol where #(#wire_bounds)* {}
+        impl<__TapioCheck> ::tapio::wire::RemoteProtocol<__TapioCheck> for #protocol
+        where
+            #(#wire_bounds)*
+        {
+        }
     }
 }

@@ -234,6 +234,18 @@ impl CellCore {
         Self::with_lane(Some(path), uid, system, Parent::System, lane)
     }
 
+    /// The core of a ref to the actor at `path` (an address of another system)
+    /// with incarnation `uid`.
+    pub(crate) fn remote(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {
+        Self::with_lane(
+            Some(path),
+            uid,
+            system,
+            Parent::System,
+            SystemLane::remote(),
+        )
+    }
+
     fn with_lane(
         path: Option<ActorPath>,
         uid: u64,

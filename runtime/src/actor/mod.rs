@@ -93,6 +93,12 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
     /// shutdown): a target of this process only.
     fn local(&self) -> Option<&CellCore>;
 
+    /// The cell as `Any`, to find its protocol again.
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
+
+    /// Whether this is an ask's promise whose asker still waits.
+    fn awaits_answer(&self) -> bool;
+
     /// Decode a payload from a peer into the target's protocol and deliver it.
     fn deliver_wire(
         &self,
@@ -166,6 +172,13 @@ impl<P: Message> LocalCell<P> {
 }
 
 impl<P: Message> AnyCell for LocalCell<P> {
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+
+    fn awaits_answer(&self) -> bool {
+        self.user.awaits_answer()
+    }
     fn deliver_wire(
         &self,
         key: &str,
@@ -229,7 +242,8 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn watchable(&self) -> bool {
-        !self.core.is_adapter()
+        // A ref to another system's actor would be watched over the link.
+        !self.core.is_adapter() && !self.core.lane().is_remote()
     }
 
     fn owner(&self) -> Option<AnyActorRef> {
@@ -386,6 +400,13 @@ impl<P: Message> ActorRef<P> {
         }
     }
 
+    /// The cell, with its protocol erased.
+    pub(crate) fn cell(&self) -> Arc<dyn AnyCell> {
+        match &self.target {
+            Target::Local(cell) => cell.clone(),
+        }
+    }
+
     /// The same actor, with its protocol erased. A promise erased is a stopped actor:
     /// watching it reports `Terminated` at once.
     pub fn erase(&self) -> AnyActorRef {
@@ -448,6 +469,21 @@ pub struct AnyActorRef {
 }
 
 impl AnyActorRef {
+    /// The same target with its protocol, when it is `P`.
+    pub(crate) fn typed<P: Message>(&self) -> Option<ActorRef<P>> {
+        self.cell
+            .clone()
+            .into_any()
+            .downcast::<LocalCell<P>>()
+            .ok()
+            .map(ActorRef::local)
+    }
+
+    /// Whether the target is an ask's promise.
+    pub(crate) fn is_promise(&self) -> bool {
+        self.local().is_some_and(|core| core.lane().is_promise())
+    }
+
     /// Decode a payload from a peer into the target's protocol and deliver it.
     pub(crate) fn deliver_wire(
         &self,

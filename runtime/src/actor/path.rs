@@ -23,6 +23,14 @@ impl Address {
         }
     }
 
+    /// The address of the system `system` listening at `host:port`.
+    pub(crate) fn remote(system: &str, host: &str, port: u16) -> Self {
+        Self {
+            system: Arc::from(system),
+            host: Some((Arc::from(host), port)),
+        }
+    }
+
     /// The name of the system.
     pub fn system(&self) -> &str {
         &self.system

@@ -562,6 +562,11 @@ pub enum DeadLetterReason {
     /// The recipient is a state machine, and the state it was in (named here) does
     /// not handle the message: it refused it.
     NotHandledInState(&'static str),
+    /// Sent to an actor of another system, to which this one has no link.
+    NoLink {
+        /// The system the recipient lives in.
+        peer: crate::Address,
+    },
     /// A frame from a peer that could not be delivered (S37): the peer, and what
     /// was wrong.
     FromPeer {
@@ -588,6 +593,9 @@ impl fmt::Display for DeadLetterReason {
             Self::StashFull => "the recipient's stash was full when it tried to stash it",
             Self::StashDiscarded => {
                 "the recipient held it in its stash and restarted (or dropped the stash) before replaying it"
+            }
+            Self::NoLink { peer } => {
+                return write!(f, "this system has no link to {peer}");
             }
             Self::FromPeer { peer, problem } => {
                 return write!(f, "refused from {peer}: {problem}");

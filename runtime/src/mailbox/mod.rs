@@ -24,7 +24,9 @@ pub use self::offer::Offer;
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };
-pub(crate) use self::user::{AdapterSlot, AnswerSlot, Batch, Forward, Offered, Sent, UserLane};
+pub(crate) use self::user::{
+    AdapterSlot, AnswerSlot, Batch, Forward, Offered, RemoteSlot, Sent, UserLane,
+};
 
 use crate::actor::context::ActorContext;
 use crate::failure::Failure;

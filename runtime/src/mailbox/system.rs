@@ -72,6 +72,8 @@ pub(crate) enum LaneKind {
     Actor,
     Promise,
     Adapter,
+    /// A ref to an actor of another system.
+    Remote,
 }
 
 const PENDING: u8 = 1;
@@ -227,6 +229,25 @@ impl SystemLane {
             kind: LaneKind::Adapter,
             ..Self::closed(0)
         }
+    }
+
+    /// The lane of a ref to an actor of another system: closed here (its system
+    /// messages would go over the link).
+    pub(crate) fn remote() -> Self {
+        Self {
+            kind: LaneKind::Remote,
+            ..Self::closed(0)
+        }
+    }
+
+    /// Whether this is the lane of a ref to an actor of another system.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.kind == LaneKind::Remote
+    }
+
+    /// Whether this is the lane of an ask's promise.
+    pub(crate) fn is_promise(&self) -> bool {
+        self.kind == LaneKind::Promise
     }
 
     /// Whether this is a message adapter's lane.

@@ -55,6 +55,15 @@ enum Lane<P: Message> {
     Actor(Queue<P>),
     Answer(AnswerSlot<P>),
     Adapter(AdapterSlot<P>),
+    Remote(RemoteSlot),
+}
+
+/// The lane of a ref to an actor of another system: what is told to it goes to the
+/// link with that system. No link carries it yet (the transport is not part of this
+/// runtime so far), so every message is a dead letter that names the peer.
+pub(crate) struct RemoteSlot {
+    /// The system the actor lives in.
+    pub(crate) peer: crate::actor::Address,
 }
 
 /// A message adapter's lane: what is told to it goes on to its owner.
@@ -152,6 +161,22 @@ impl<P: Message> UserLane<P> {
         Self::from(Lane::Adapter(slot))
     }
 
+    /// Whether this is a promise's lane whose asker still waits for the answer.
+    pub(crate) fn awaits_answer(&self) -> bool {
+        match &*self.lock() {
+            Lane::Answer(slot) => slot
+                .sender
+                .as_ref()
+                .is_some_and(|sender| !sender.is_closed()),
+            _ => false,
+        }
+    }
+
+    /// The lane of a ref to an actor of another system.
+    pub(crate) fn remote(slot: RemoteSlot) -> Self {
+        Self::from(Lane::Remote(slot))
+    }
+
     /// The owner, for a message adapter's lane.
     pub(crate) fn adapter_owner(&self) -> Option<crate::actor::AnyActorRef> {
         match &*self.lock() {
@@ -192,6 +217,7 @@ impl<P: Message> UserLane<P> {
                 Lane::Actor(queue) => queue,
                 Lane::Answer(slot) => return slot.send(envelope),
                 Lane::Adapter(slot) => return slot.send(envelope),
+                Lane::Remote(slot) => return slot.send(envelope),
             };
             if queue.closed {
                 return Sent::Refused(envelope);
@@ -316,7 +342,7 @@ impl<P: Message> UserLane<P> {
     pub(crate) fn wake(&self) {
         let waker = match &*self.lock() {
             Lane::Actor(queue) => queue.waker.clone(),
-            Lane::Answer(_) | Lane::Adapter(_) => None,
+            Lane::Answer(_) | Lane::Adapter(_) | Lane::Remote(_) => None,
         };
         if let Some(waker) = waker {
             waker.wake();
@@ -349,6 +375,9 @@ impl<P: Message> UserLane<P> {
                         Sent::Queued => Offered::Accepted,
                         _ => Offered::Gone,
                     };
+                }
+                Lane::Remote(slot) => {
+                    return Offered::Refused(message, slot.no_link());
                 }
             };
             if queue.closed {
@@ -424,7 +453,23 @@ impl<P: Message> UserLane<P> {
                 queue.overflow_reported = false;
                 queue.capacity as usize
             }
-            Lane::Answer(_) | Lane::Adapter(_) => 0,
+            Lane::Answer(_) | Lane::Adapter(_) | Lane::Remote(_) => 0,
+        }
+    }
+}
+
+impl RemoteSlot {
+    /// Why a message to this peer goes nowhere.
+    fn no_link(&self) -> DeadLetterReason {
+        DeadLetterReason::NoLink {
+            peer: self.peer.clone(),
+        }
+    }
+
+    fn send<P: Message>(&self, envelope: Envelope<P>) -> Sent<P> {
+        match envelope {
+            Envelope::Message(message) => Sent::Unwanted(message, self.no_link()),
+            other => Sent::Refused(other),
         }
     }
 }

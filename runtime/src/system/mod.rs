@@ -241,6 +241,9 @@ pub(crate) struct SystemShared {
     promises: std::sync::OnceLock<ActorPath>,
     /// The wire keys this system decodes.
     registry: Registry,
+    /// The promises whose refs were serialized, by uid: what a reply from a peer
+    /// finds under `/system/promises`.
+    exported: Mutex<crate::wire::Exported>,
 }
 
 #[derive(Clone)]
@@ -304,6 +307,7 @@ impl ActorSystem {
             escalated: Mutex::new(None),
             promises: std::sync::OnceLock::new(),
             registry,
+            exported: Mutex::new(crate::wire::Exported::default()),
         })
     }
 
@@ -371,7 +375,7 @@ impl ActorSystem {
         peer: &Address,
         frame: &[u8],
     ) -> Result<(), crate::wire::WireProblem> {
-        self.shared.deliver_frame(peer, frame)
+        crate::wire::deliver_frame(&self.shared, peer, frame)
     }
 
     /// The system's address, which every ref's URI starts with.
@@ -715,6 +719,42 @@ impl SystemShared {
     /// What frames from a peer are held to.
     pub(crate) fn wire_limits(&self) -> WireLimits {
         self.settings.wire_limits
+    }
+
+    /// The system's address.
+    pub(crate) fn address(&self) -> &Address {
+        &self.address
+    }
+
+    /// Export the promise `uid`, whose ref is being serialized.
+    pub(crate) fn export_promise(&self, uid: u64, promise: Arc<dyn AnyCell>) {
+        if self.is_terminating() {
+            // No answer can come back any more; holding it would keep the system.
+            return;
+        }
+        self.exported
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .insert(uid, promise);
+    }
+
+    /// Let go of every exported promise: the system has terminated.
+    pub(crate) fn forget_exported(&self) {
+        let exported = std::mem::take(
+            &mut *self
+                .exported
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner()),
+        );
+        drop(exported);
+    }
+
+    /// The promise exported under `uid`, while it waits.
+    pub(crate) fn exported_promise(&self, uid: u64) -> Option<AnyActorRef> {
+        self.exported
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .get(uid)
     }
 
     /// The wire keys this system decodes.

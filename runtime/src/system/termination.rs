@@ -90,6 +90,9 @@ impl SystemShared {
                 .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
         }
         *self.guardians() = None;
+        // The exported promises hold the system (each cell does): let go of them,
+        // or the system would never be freed.
+        self.forget_exported();
     }
 }
 

@@ -27,12 +27,15 @@
 mod deliver;
 mod depth;
 mod frame;
+mod refs;
 mod registry;
 
 use std::fmt;
 
+pub(crate) use self::deliver::deliver_frame;
 pub(crate) use self::frame::decode_frame;
 pub use self::frame::{FrameHeader, WireLimits, encode_frame};
+pub(crate) use self::refs::{Exported, resolve_in_context};
 pub use self::registry::{Registration, Registry, RegistryBuilder, RegistryError};
 
 use crate::message::Message;
@@ -55,16 +58,29 @@ pub trait WireMessage:
 
 /// A protocol every message of which is registered for the wire: the only kind a
 /// remote ref can be resolved for (S35). `#[actor]` implements it for a protocol
-/// enum when all its handled types are [`WireMessage`]s; a `#[message(remote)]` type
-/// is one by itself.
+/// enum when all its handled types are [`WireMessage`]s; `#[message(remote)]` for
+/// the message itself. (Each impl is the only one for its type, so an error names
+/// the message that is not registered rather than the protocol.)
 #[diagnostic::on_unimplemented(
     message = "the protocol `{Self}` cannot cross a link: not all of its messages are registered for the wire",
     label = "used where a remote ref is needed",
     note = "register every message the actor handles with `#[message(remote = \"a.stable.key\")]`"
 )]
-pub trait RemoteProtocol: Message {}
+pub trait RemoteProtocol<Check = ()>: Message {}
 
-impl<M: WireMessage> RemoteProtocol for M {}
+/// `Self` is registered for the wire: the bound `#[actor]` puts on its protocol's
+/// [`RemoteProtocol`] impl, one per handled message, so that the error names the
+/// message that is not registered. (`Check` keeps the bound from being checked
+/// where the impl is written, for a protocol that never crosses a link.)
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not registered for the wire, so a protocol that handles it cannot cross a link",
+    label = "needs a wire key",
+    note = "declare it with `#[message(remote = \"a.stable.key\")]`: a remote ref needs every message of its protocol registered"
+)]
+pub trait Registered<Check> {}
+
+impl<Check, M: WireMessage> Registered<Check> for M {}
 
 /// What the receiving side found wrong with a frame or its message: the reason of a
 /// dead letter from a peer.
@@ -172,6 +188,8 @@ impl fmt::Display for WireProblem {
 pub struct WireContext<'a> {
     /// The limits in force.
     pub limits: &'a WireLimits,
+    /// The URI of where a request's answer goes, from the frame's header.
+    pub reply_to: Option<&'a str>,
 }
 
 /// Decode `bytes` as an `M` when `key` is `M`'s key: what `#[message(remote)]`

@@ -1,0 +1,219 @@
+//! `ActorRef` on the wire (S36): a ref serializes as its full URI, and deserializes,
+//! inside a system's decode context, into a live ref: to the local actor when the
+//! URI names this system, or to a ref bound to the peer otherwise.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
+use crate::mailbox::{RemoteSlot, UserLane};
+use crate::message::Message;
+use crate::system::{ActorSystem, SystemShared};
+use crate::wire::{RemoteProtocol, WireProblem};
+
+std::thread_local! {
+    /// The system refs decode into on this thread, while one is set.
+    static DECODING: RefCell<Option<Arc<SystemShared>>> = const { RefCell::new(None) };
+}
+
+/// Run `decode` with `system` as the decode context of this thread, then restore
+/// the one before (contexts nest).
+pub(crate) fn decoding_into<R>(system: &Arc<SystemShared>, decode: impl FnOnce() -> R) -> R {
+    let before = DECODING.with(|context| context.replace(Some(system.clone())));
+    let result = decode();
+    DECODING.with(|context| *context.borrow_mut() = before);
+    result
+}
+
+impl ActorSystem {
+    /// Run `decode` with this system as the context that refs decode into: an
+    /// `ActorRef` deserialized inside it becomes a live ref of this system (local,
+    /// or bound to the peer its URI names). `deliver_frame` decodes in this context
+    /// by itself; this is for a program that decodes payloads of its own.
+    pub fn as_deserialization_context<R>(&self, decode: impl FnOnce() -> R) -> R {
+        decoding_into(self.shared(), decode)
+    }
+}
+
+impl<P: RemoteProtocol> Serialize for ActorRef<P> {
+    /// The full URI, `tapio://system@host:port/user/path#uid`. An ask's promise is
+    /// exported under `/system/promises` so the answer can find it.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let core = self.core();
+        if core.lane().is_promise() {
+            core.system().export_promise(core.uid(), self.cell());
+        }
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let uri = String::deserialize(deserializer)?;
+        let system = DECODING.with(|context| context.borrow().clone()).ok_or_else(|| {
+            D::Error::custom(
+                "an ActorRef decodes only inside a system's decode context: decode in `system.as_deserialization_context(|| ..)`",
+            )
+        })?;
+        system.resolve_uri::<P>(&uri).map_err(D::Error::custom)
+    }
+}
+
+/// The live ref `uri` names, in the current decode context; `None` outside one or
+/// for a URI that names no live actor of protocol `P`.
+pub(crate) fn resolve_in_context<P: Message>(uri: &str) -> Option<ActorRef<P>> {
+    let system = DECODING.with(|context| context.borrow().clone())?;
+    system.resolve_uri::<P>(uri).ok()
+}
+
+/// A URI taken apart: the address, the names of the path, the uid.
+struct Uri<'a> {
+    address: Address,
+    path: &'a str,
+    uid: u64,
+}
+
+fn parse_uri(uri: &str) -> Result<Uri<'_>, String> {
+    let wrong =
+        || format!("{uri:?} is not an actor URI (`tapio://system@host:port/user/name#uid`)");
+    let rest = uri.strip_prefix("tapio://").ok_or_else(wrong)?;
+    let (authority, rest) = rest.split_at(rest.find('/').ok_or_else(wrong)?);
+    let (path, uid) = rest.rsplit_once('#').ok_or_else(wrong)?;
+    let uid = uid.parse::<u64>().map_err(|_| wrong())?;
+    let address = match authority.split_once('@') {
+        None => Address::local(authority),
+        Some((system, host_port)) => {
+            let (host, port) = host_port.rsplit_once(':').ok_or_else(wrong)?;
+            let port = port.parse::<u16>().map_err(|_| wrong())?;
+            if host.is_empty() {
+                return Err(wrong());
+            }
+            Address::remote(system, host, port)
+        }
+    };
+    let system_ok = !address.system().is_empty()
+        && address
+            .system()
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !system_ok {
+        return Err(wrong());
+    }
+    Ok(Uri { address, path, uid })
+}
+
+impl SystemShared {
+    /// The live ref a URI names, of protocol `P`.
+    fn resolve_uri<P: Message>(self: &Arc<Self>, uri: &str) -> Result<ActorRef<P>, String> {
+        let parsed = parse_uri(uri)?;
+        if &parsed.address == self.address() {
+            let found = self
+                .find_path(parsed.path, parsed.uid)
+                .map_err(|problem| format!("{uri}: {problem}"))?;
+            return found.typed::<P>().ok_or_else(|| {
+                format!(
+                    "{uri} does not take `{}`: the ref's protocol differs from the actor's",
+                    std::any::type_name::<P>()
+                )
+            });
+        }
+        let mut path = ActorPath::root(parsed.address.clone());
+        let names = parsed
+            .path
+            .strip_prefix('/')
+            .ok_or_else(|| format!("{uri}: the path must start with `/`"))?;
+        for name in names.split('/') {
+            if name.is_empty() {
+                return Err(format!("{uri}: the path has an empty name"));
+            }
+            path = path.child(name);
+        }
+        let cell = Arc::new(LocalCell {
+            core: CellCore::remote(path, parsed.uid, self.clone()),
+            user: UserLane::remote(RemoteSlot {
+                peer: parsed.address,
+            }),
+        });
+        Ok(ActorRef::local(cell))
+    }
+
+    /// The live actor at `path` (such as `/user/a/b`) of incarnation `uid` (0: any).
+    pub(crate) fn find_path(&self, path: &str, uid: u64) -> Result<AnyActorRef, WireProblem> {
+        let invalid = || WireProblem::InvalidPath(path.to_owned());
+        let names = path.strip_prefix('/').ok_or_else(invalid)?;
+        let mut names = names.split('/');
+        let guardian = names.next().ok_or_else(invalid)?;
+        let mut current = match guardian {
+            "user" | "system" => self
+                .guardian_named(guardian)
+                .ok_or(WireProblem::NoRecipient)?,
+            _ => return Err(invalid()),
+        };
+        let mut promises = false;
+        for name in names {
+            if promises {
+                let promise_uid = name.parse::<u64>().map_err(|_| invalid())?;
+                current = self
+                    .exported_promise(promise_uid)
+                    .ok_or(WireProblem::NoRecipient)?;
+                promises = false;
+                continue;
+            }
+            if guardian == "system" && name == "promises" && current.path().depth() == 1 {
+                promises = true;
+                continue;
+            }
+            crate::actor::validate_name(name).map_err(|_| invalid())?;
+            let core = current.local().ok_or(WireProblem::NoRecipient)?;
+            current = core.child(name).ok_or(WireProblem::NoRecipient)?;
+        }
+        if promises {
+            return Err(WireProblem::NoRecipient);
+        }
+        if uid != 0 && current.uid() != uid {
+            return Err(WireProblem::StaleIncarnation {
+                addressed: uid,
+                current: current.uid(),
+            });
+        }
+        if current.is_stopping() && !current.is_promise() {
+            return Err(WireProblem::RecipientStopped);
+        }
+        Ok(current)
+    }
+}
+
+/// The promises whose refs were serialized, by uid, held while their askers wait:
+/// the request that carried the ref is gone (it crossed the link as bytes), so
+/// nothing else keeps a promise alive for the answer that comes back.
+#[derive(Default)]
+pub(crate) struct Exported {
+    promises: std::collections::HashMap<u64, Arc<dyn AnyCell>>,
+    /// How many entries there were after the last sweep.
+    swept_at: usize,
+}
+
+impl Exported {
+    /// Hold `promise` under `uid`; now and then let go of the promises nobody
+    /// waits on any more (answered, timed out, dropped).
+    pub(crate) fn insert(&mut self, uid: u64, promise: Arc<dyn AnyCell>) {
+        self.promises.insert(uid, promise);
+        if self.promises.len() > 2 * self.swept_at.max(64) {
+            self.promises.retain(|_, promise| promise.awaits_answer());
+            self.swept_at = self.promises.len();
+        }
+    }
+
+    /// The promise exported under `uid`, while its asker waits.
+    pub(crate) fn get(&mut self, uid: u64) -> Option<AnyActorRef> {
+        let promise = self.promises.get(&uid)?;
+        if !promise.awaits_answer() {
+            self.promises.remove(&uid);
+            return None;
+        }
+        Some(AnyActorRef::from_cell(promise.clone()))
+    }
+}
