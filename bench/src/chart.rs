@@ -32,13 +32,14 @@ pub fn ratios(rows: &[Row], flavor: Flavor, path: &Path) -> Result<(), Box<dyn s
         .collect();
     let all = ratios.iter().flatten().flatten().copied();
     let (low, high) = all.fold((1.0_f64, 1.0_f64), |(lo, hi), r| (lo.min(r), hi.max(r)));
-    let (low, high) = (low.min(0.5) * 0.8, high.max(2.0) * 1.25);
+    // Headroom above the tallest bar for the legend.
+    let (low, high) = (low.min(0.5) * 0.8, high.max(2.0) * 4.0);
 
     let width = 120 + 90 * rows.len() as u32;
     let root = SVGBackend::new(path, (width.max(600), 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let title = format!(
-        "Each framework's time (or memory) over raw tokio's, {} (lower is better)",
+        "Over raw tokio (time or memory; lower is better), {}",
         flavor.name()
     );
     let mut chart = ChartBuilder::on(&root)
@@ -60,6 +61,8 @@ pub fn ratios(rows: &[Row], flavor: Flavor, path: &Path) -> Result<(), Box<dyn s
                 String::new()
             }
         })
+        .light_line_style(TRANSPARENT)
+        .y_labels(12)
         .y_desc("ratio to raw tokio (log scale)")
         .y_label_formatter(&|y| format!("{y:.2}x"))
         .draw()?;
