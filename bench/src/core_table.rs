@@ -35,7 +35,9 @@
 //! - skynet: a tree of 1,111,111 actors, 10 children each down to 1,000,000 leaves; the
 //!   leaves report their number, the sums flow up to the root;
 //! - dead letters: tells to a stopped actor nobody subscribes to dead letters for
-//!   (raw: `UnboundedSender::send` to a closed channel).
+//!   (raw: `UnboundedSender::send` to a closed channel);
+//! - wire and state: see `wire_state` (their baselines are postcard alone and a
+//!   plain `#[actor]`).
 //!
 //! Run it with `cargo run --release --manifest-path bench/Cargo.toml`. Every figure
 //! is the median of several runs; the table at the end gives each framework's ratio
@@ -1491,6 +1493,42 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
         });
     }
 
+    if want("wire") {
+        let raw = measure(flavor, RUNS, |rt| {
+            rt.block_on(crate::wire_state::wire_postcard())
+        });
+        let ours = measure(flavor, RUNS, |rt| {
+            rt.block_on(crate::wire_state::wire_tapio())
+        });
+        row(Row {
+            workload: "wire",
+            flavor,
+            unit: "ns/msg",
+            raw: per(raw, crate::wire_state::WIRE_MESSAGES),
+            tapio: per(ours, crate::wire_state::WIRE_MESSAGES),
+            actix: Actix::Absent,
+            goal: "<= 1.43x (raw = postcard encode+decode)".into(),
+        });
+    }
+
+    if want("state") {
+        let plain = measure(flavor, RUNS, |rt| {
+            rt.block_on(crate::wire_state::state_plain())
+        });
+        let machine = measure(flavor, RUNS, |rt| {
+            rt.block_on(crate::wire_state::state_machine())
+        });
+        row(Row {
+            workload: "state",
+            flavor,
+            unit: "ns/msg",
+            raw: per(plain, crate::wire_state::STATE_TELLS),
+            tapio: per(machine, crate::wire_state::STATE_TELLS),
+            actix: Actix::Absent,
+            goal: "<= 1.2x (raw = plain #[actor])".into(),
+        });
+    }
+
     if want("dead-letters") {
         let raw = measure(flavor, RUNS, |rt| rt.block_on(dead_letters_raw()));
         let ours = measure(flavor, RUNS, |rt| rt.block_on(dead_letters_tapio()));
@@ -1534,6 +1572,8 @@ fn profile(workload: &str, flavor: Flavor) {
             "skynet" => in_task(&runtime, skynet_tapio(SKYNET_LEAVES)),
             "skynet-raw" => in_task(&runtime, skynet_raw(SKYNET_LEAVES)),
             "dead" => runtime.block_on(dead_letters_tapio()),
+            "wire" => runtime.block_on(crate::wire_state::wire_tapio()),
+            "state" => runtime.block_on(crate::wire_state::state_machine()),
             _ => runtime.block_on(tell_tapio()),
         };
     }

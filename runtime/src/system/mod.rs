@@ -244,6 +244,8 @@ pub(crate) struct SystemShared {
     /// The promises whose refs were serialized, by uid: what a reply from a peer
     /// finds under `/system/promises`.
     exported: Mutex<crate::wire::Exported>,
+    /// The actors frames were delivered to lately, by path.
+    routes: Mutex<crate::wire::Routes>,
 }
 
 #[derive(Clone)]
@@ -308,6 +310,7 @@ impl ActorSystem {
             promises: std::sync::OnceLock::new(),
             registry,
             exported: Mutex::new(crate::wire::Exported::default()),
+            routes: Mutex::new(crate::wire::Routes::default()),
         })
     }
 
@@ -738,8 +741,35 @@ impl SystemShared {
             .insert(uid, promise);
     }
 
-    /// Let go of every exported promise: the system has terminated.
+    /// The live actor cached for a frame's `path`.
+    pub(crate) fn cached_route(&self, path: &str) -> Option<AnyActorRef> {
+        self.routes
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .get(path)
+    }
+
+    /// Cache the actor a frame's `path` led to.
+    pub(crate) fn cache_route(&self, path: &str, actor: &AnyActorRef) {
+        if self.is_terminating() {
+            return;
+        }
+        self.routes
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .insert(path, actor);
+    }
+
+    /// Let go of every exported promise and cached route: the system has
+    /// terminated, and each holds the system.
     pub(crate) fn forget_exported(&self) {
+        let routes = std::mem::take(
+            &mut *self
+                .routes
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner()),
+        );
+        drop(routes);
         let exported = std::mem::take(
             &mut *self
                 .exported

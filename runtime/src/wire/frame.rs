@@ -57,10 +57,51 @@ pub fn encode_frame(
     payload: &[u8],
     limits: &WireLimits,
 ) -> Result<Vec<u8>, WireProblem> {
-    let mut frame = vec![0; PREFIX];
-    frame = postcard::to_extend(header, frame)
-        .map_err(|error| WireProblem::UnreadableHeader(error.to_string()))?;
+    let mut frame = header_buffer(header, payload.len())?;
     frame.extend_from_slice(payload);
+    finish_frame(frame, limits)
+}
+
+/// A frame of `message` to `header`'s recipient, encoded straight into the frame's
+/// buffer (one allocation, where [`encode_frame`] of an
+/// [`encode_payload`](crate::wire::encode_payload) takes two and a copy).
+///
+/// # Errors
+///
+/// As [`encode_frame`]; a message serde cannot encode is
+/// [`WireProblem::Undecodable`] (naming its key).
+pub fn encode_message_frame<M: crate::wire::WireMessage>(
+    header: &FrameHeader<'_>,
+    message: &M,
+    limits: &WireLimits,
+) -> Result<Vec<u8>, WireProblem> {
+    // Room for a typical message; a larger one grows the buffer once or twice.
+    let frame = header_buffer(header, 240)?;
+    let frame = postcard::to_extend(message, frame).map_err(|error| WireProblem::Undecodable {
+        key: header.key.to_owned(),
+        error: error.to_string(),
+    })?;
+    finish_frame(frame, limits)
+}
+
+/// A buffer holding room for the prefix, then the header, with room for `payload`
+/// more bytes.
+fn header_buffer(header: &FrameHeader<'_>, payload: usize) -> Result<Vec<u8>, WireProblem> {
+    // Each string's length prefix is at most 5 bytes, the uid's at most 10.
+    let estimate = PREFIX
+        + header.key.len()
+        + header.recipient.len()
+        + header.reply_to.map_or(0, str::len)
+        + 32
+        + payload;
+    let mut frame = Vec::with_capacity(estimate);
+    frame.extend_from_slice(&[0; PREFIX]);
+    postcard::to_extend(header, frame)
+        .map_err(|error| WireProblem::UnreadableHeader(error.to_string()))
+}
+
+/// Write the length prefix of `frame`, checked against the limit.
+fn finish_frame(mut frame: Vec<u8>, limits: &WireLimits) -> Result<Vec<u8>, WireProblem> {
     let length = frame.len() - PREFIX;
     let announced = u32::try_from(length)
         .ok()

@@ -34,8 +34,8 @@ use std::fmt;
 
 pub(crate) use self::deliver::deliver_frame;
 pub(crate) use self::frame::decode_frame;
-pub use self::frame::{FrameHeader, WireLimits, encode_frame};
-pub(crate) use self::refs::{Exported, resolve_in_context};
+pub use self::frame::{FrameHeader, WireLimits, encode_frame, encode_message_frame};
+pub(crate) use self::refs::{Exported, Routes, resolve_in_context};
 pub use self::registry::{Registration, Registry, RegistryBuilder, RegistryError};
 
 use crate::message::Message;

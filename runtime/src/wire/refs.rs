@@ -140,8 +140,24 @@ impl SystemShared {
         Ok(ActorRef::local(cell))
     }
 
-    /// The live actor at `path` (such as `/user/a/b`) of incarnation `uid` (0: any).
+    /// The live actor at `path` (such as `/user/a/b`) of incarnation `uid` (0: any):
+    /// from the route cache when it holds that actor alive, else found by walking
+    /// the tree from the guardian (and cached).
     pub(crate) fn find_path(&self, path: &str, uid: u64) -> Result<AnyActorRef, WireProblem> {
+        if let Some(found) = self.cached_route(path)
+            && (uid == 0 || found.uid() == uid)
+        {
+            return Ok(found);
+        }
+        let found = self.walk_path(path, uid)?;
+        if !found.is_promise() {
+            self.cache_route(path, &found);
+        }
+        Ok(found)
+    }
+
+    /// The actor at `path`, found by walking the tree from the guardian.
+    fn walk_path(&self, path: &str, uid: u64) -> Result<AnyActorRef, WireProblem> {
         let invalid = || WireProblem::InvalidPath(path.to_owned());
         let names = path.strip_prefix('/').ok_or_else(invalid)?;
         let mut names = names.split('/');
@@ -183,6 +199,39 @@ impl SystemShared {
             return Err(WireProblem::RecipientStopped);
         }
         Ok(current)
+    }
+}
+
+/// The actors frames were delivered to lately, by path: a frame's recipient is
+/// found with one lookup rather than a walk down the tree. An entry is used only
+/// while its actor has not begun to stop; the cache is emptied when it grows past
+/// its bound, and when the system terminates (its refs hold the system).
+#[derive(Default)]
+pub(crate) struct Routes {
+    /// Only paths of live actors are inserted, never a peer's string as it came.
+    by_path: rustc_hash::FxHashMap<Box<str>, AnyActorRef>,
+}
+
+/// The most routes kept.
+const ROUTES: usize = 4096;
+
+impl Routes {
+    /// The live actor cached for `path`.
+    pub(crate) fn get(&mut self, path: &str) -> Option<AnyActorRef> {
+        let found = self.by_path.get(path)?;
+        if found.is_stopping() {
+            self.by_path.remove(path);
+            return None;
+        }
+        Some(found.clone())
+    }
+
+    /// Cache `actor` for `path`.
+    pub(crate) fn insert(&mut self, path: &str, actor: &AnyActorRef) {
+        if self.by_path.len() >= ROUTES {
+            self.by_path.clear();
+        }
+        self.by_path.insert(path.into(), actor.clone());
     }
 }
 

@@ -1,6 +1,6 @@
 //! The registry of wire keys: linked in by `#[message(remote)]`, or built by hand.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt;
 
 use crate::message::Payload;
@@ -78,7 +78,9 @@ pub struct RegistryError {
 /// The wire keys a system decodes, each naming one message type.
 #[derive(Debug, Default, Clone)]
 pub struct Registry {
-    by_key: HashMap<&'static str, RegistryEntry>,
+    /// Looked up once per frame: a fast hash. Only the program inserts keys, so a
+    /// peer cannot crowd the table; its keys only probe it.
+    by_key: FxHashMap<&'static str, RegistryEntry>,
 }
 
 /// A registration, linked in or built by hand.
