@@ -139,6 +139,10 @@ pub enum SystemError {
     /// given to the builder).
     #[error(transparent)]
     Wire(#[from] crate::wire::RegistryError),
+    /// The remote settings cannot be used: a port that cannot be bound, or
+    /// listening beyond loopback without a shared secret.
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
     /// A setting is out of range.
     #[error("invalid setting `{setting}`: {reason}")]
     InvalidSetting {

@@ -189,6 +189,7 @@ pub mod events;
 mod failure;
 mod mailbox;
 mod message;
+pub mod remote;
 pub mod router;
 mod scope;
 pub mod shutdown;

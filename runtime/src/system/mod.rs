@@ -100,6 +100,7 @@ impl Settings {
 pub struct ActorSystemBuilder {
     settings: Settings,
     registry: Option<Registry>,
+    remote: Option<crate::remote::RemoteSettings>,
 }
 
 impl ActorSystemBuilder {
@@ -145,6 +146,30 @@ impl ActorSystemBuilder {
         self
     }
 
+    /// Listen for links from other systems (S38): the port is bound while the
+    /// system is built, so [`ActorSystem::address`] carries the host and the port
+    /// bound (the OS's pick for port 0) before any ref is handed out.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tapio::SystemError> {
+    /// use tapio::remote::RemoteSettings;
+    ///
+    /// let system = tapio::ActorSystem::builder("node")
+    ///     .remote(RemoteSettings::loopback())
+    ///     .build()?;
+    /// let (host, port) = system.address().host_port().expect("listening");
+    /// assert_eq!(host, "127.0.0.1");
+    /// assert_ne!(port, 0);
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn remote(mut self, settings: crate::remote::RemoteSettings) -> Self {
+        self.remote = Some(settings);
+        self
+    }
+
     /// Build the system, on the tokio runtime this is called in.
     ///
     /// # Errors
@@ -175,7 +200,19 @@ impl ActorSystemBuilder {
             None => Registry::linked()?,
         };
         let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
-        Ok(ActorSystem::start(settings, registry, runtime))
+        let (address, listener) = match &self.remote {
+            Some(remote) => {
+                let listening = remote.listen()?;
+                (
+                    Address::remote(&settings.name, remote.host(), listening.port),
+                    Some(listening.listener),
+                )
+            }
+            None => (Address::local(&settings.name), None),
+        };
+        Ok(ActorSystem::start(
+            settings, address, listener, registry, runtime,
+        ))
     }
 }
 
@@ -241,6 +278,9 @@ pub(crate) struct SystemShared {
     promises: std::sync::OnceLock<ActorPath>,
     /// The wire keys this system decodes.
     registry: Registry,
+    /// The socket links from other systems come in on, with remote settings; let go
+    /// of when the system terminates.
+    listener: Mutex<Option<std::net::TcpListener>>,
     /// The promises whose refs were serialized, by uid: what a reply from a peer
     /// finds under `/system/promises`.
     exported: Mutex<crate::wire::Exported>,
@@ -282,17 +322,21 @@ impl ActorSystem {
         ActorSystemBuilder {
             settings: Settings::new(name),
             registry: None,
+            remote: None,
         }
     }
 
     fn shared_for(
         settings: Settings,
+        address: Address,
+        listener: Option<std::net::TcpListener>,
         registry: Registry,
         runtime: Option<Handle>,
     ) -> Arc<SystemShared> {
         let first_uid = random_seed() >> 16;
         Arc::new(SystemShared {
-            address: Address::local(&settings.name),
+            address,
+            listener: Mutex::new(listener),
             settings,
             runtime,
             events: EventStream::default(),
@@ -317,12 +361,24 @@ impl ActorSystem {
     /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks.
     pub(crate) fn detached(name: &str) -> Self {
         Self {
-            shared: Self::shared_for(Settings::new(name), Registry::default(), None),
+            shared: Self::shared_for(
+                Settings::new(name),
+                Address::local(name),
+                None,
+                Registry::default(),
+                None,
+            ),
         }
     }
 
-    fn start(settings: Settings, registry: Registry, runtime: Handle) -> Self {
-        let shared = Self::shared_for(settings, registry, Some(runtime));
+    fn start(
+        settings: Settings,
+        address: Address,
+        listener: Option<std::net::TcpListener>,
+        registry: Registry,
+        runtime: Handle,
+    ) -> Self {
+        let shared = Self::shared_for(settings, address, listener, registry, Some(runtime));
         let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
@@ -763,6 +819,13 @@ impl SystemShared {
     /// Let go of every exported promise and cached route: the system has
     /// terminated, and each holds the system.
     pub(crate) fn forget_exported(&self) {
+        // The port is free again once the system has terminated.
+        drop(
+            self.listener
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .take(),
+        );
         let routes = std::mem::take(
             &mut *self
                 .routes
