@@ -112,6 +112,16 @@ pub enum AskError {
         /// The state it was in.
         state: &'static str,
     },
+    /// The target lives in another system, and the request could not be sent
+    /// there (see the dead letter for why: unreachable, a full outbound buffer, a
+    /// message not registered for the wire).
+    #[error(
+        "the request could not be sent to {target}, on another system; its dead letter says why"
+    )]
+    Unreachable {
+        /// The actor asked.
+        target: ActorPath,
+    },
     /// The request was dropped without an answer.
     #[error(
         "{target} dropped the request without answering: does its protocol carry the reply (a `#[message(reply = ..)]` handled by `#[actor]`, or a `reply_to` field)?"
@@ -209,6 +219,11 @@ impl<R: Message> Ask<R> {
         sleep.as_mut().reset(start + timeout);
         let target = &self.target;
         let target_ended = async {
+            if target.is_remote() {
+                // Another system's actor: its end would come over the link, which
+                // does not carry watches yet; the deadline decides.
+                std::future::pending::<()>().await;
+            }
             let Some(end) = target.end_notice() else {
                 return;
             };
@@ -268,10 +283,12 @@ impl<R: Message> Future for AskFuture<R> {
         if let Waiting::Quick { ask, yielded } = &mut this.state {
             if ask.refused {
                 let target = ask.target.path().clone();
-                return Poll::Ready(Err(if ask.target.is_watchable() {
-                    AskError::TargetTerminated { target }
-                } else {
+                return Poll::Ready(Err(if ask.target.owner().is_some() {
                     AskError::Adapter { target }
+                } else if ask.target.is_remote() {
+                    AskError::Unreachable { target }
+                } else {
+                    AskError::TargetTerminated { target }
                 }));
             }
             match Pin::new(&mut ask.answer).poll(cx) {
@@ -390,7 +407,7 @@ impl<P: Message> ActorRef<P> {
         let target = self.erase();
         let (promise, answer) = promise(target.system());
         // An adapter is not asked: the ask fails at once (see `Ask::refusal`).
-        let refused = !target.is_watchable();
+        let refused = target.owner().is_some();
         let ask = Ask {
             answer,
             target,

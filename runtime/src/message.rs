@@ -61,6 +61,13 @@ pub trait Message: Send + 'static {
         Payload::new(self)
     }
 
+    /// This message as it crosses a link: its key, its payload, and where its
+    /// answer goes; `None` when its type is not registered for the wire.
+    #[doc(hidden)]
+    fn encode_wire(&self) -> Option<Result<crate::wire::Encoded, String>> {
+        None
+    }
+
     /// The key this type is registered under for the wire, if it is: set by
     /// `#[message(remote = "key")]`.
     #[doc(hidden)]
@@ -187,6 +194,14 @@ pub trait ReplySlot: Default + Send + 'static {
     #[doc(hidden)]
     fn refuse(self, state: &'static str) {
         let _ = state;
+    }
+
+    /// The URI a request's answer goes to, for a frame's header; exports an ask's
+    /// promise so the answer can find it. `None` for a message that is not a
+    /// request, or a request nobody awaits.
+    #[doc(hidden)]
+    fn to_wire(&self) -> Option<String> {
+        None
     }
 
     /// The slot for a request that came over the wire, whose answer goes to the URI

@@ -27,6 +27,10 @@ impl<T: Message> Default for ReplyTo<T> {
 }
 
 impl<T: Message> ReplySlot for ReplyTo<T> {
+    fn to_wire(&self) -> Option<String> {
+        self.target.as_ref().map(ActorRef::wire_uri)
+    }
+
     fn from_wire(reply_to: Option<&str>) -> Self {
         reply_to
             .and_then(crate::wire::resolve_in_context::<T>)

@@ -37,6 +37,10 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
     // which message cannot cross to another task.
     let decode = model.remote.as_ref().map(|key| {
         quote! {
+            fn encode_wire(&self) -> ::core::option::Option<::tapio::__private::Result<::tapio::wire::Encoded, ::std::string::String>> {
+                ::core::option::Option::Some(::tapio::wire::encode_as::<Self>(self))
+            }
+
             const WIRE_KEY: ::core::option::Option<&'static str> = ::core::option::Option::Some(#key);
 
             fn decode_wire(

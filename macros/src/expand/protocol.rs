@@ -84,6 +84,16 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
             }
         }
     });
+    let encoders = variants.iter().map(|handler| {
+        let (variant, cfgs, message) = (&handler.variant, &handler.cfgs, handler.message);
+        quote! {
+            #(#cfgs)*
+            Self::#variant(#value, #reply) => ::tapio::wire::with_reply(
+                <#message as ::tapio::__private::Message>::encode_wire(#value),
+                <<#message as ::tapio::__private::Message>::ReplySlot as ::tapio::__private::ReplySlot>::to_wire(#reply),
+            ),
+        }
+    });
     let wire_bounds = variants.iter().filter(|v| v.cfgs.is_empty()).map(|v| {
         let message = v.message;
         quote!(
@@ -136,6 +146,15 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
 
         impl ::tapio::__private::Message for #protocol #bounds {
             type ReplySlot = ::tapio::__private::NoReply;
+
+            fn encode_wire(&self) -> ::core::option::Option<::tapio::__private::Result<::tapio::wire::Encoded, ::std::string::String>> {
+                #[allow(unreachable_patterns)]
+                match self {
+                    #(#encoders)*
+                    // An enum with no variant (every handler refused) is matched too.
+                    _ => ::core::option::Option::None,
+                }
+            }
 
             fn decode_wire(
                 #key: &str,

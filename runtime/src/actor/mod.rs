@@ -224,6 +224,10 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn has_ended(&self) -> bool {
+        if self.core.lane().is_remote() {
+            // Another system's actor: its end is not known here.
+            return false;
+        }
         match self.owner() {
             Some(owner) => owner.has_ended(),
             None => self.core.lane().is_closed(),
@@ -477,6 +481,11 @@ impl AnyActorRef {
             .downcast::<LocalCell<P>>()
             .ok()
             .map(ActorRef::local)
+    }
+
+    /// Whether the target is an actor of another system.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.local().is_some_and(|core| core.lane().is_remote())
     }
 
     /// Whether the target is an ask's promise.

@@ -31,6 +31,33 @@ impl Address {
         }
     }
 
+    /// The address `text` writes: `tapio://system` or `tapio://system@host:port`, as
+    /// `Display` prints it; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::parse_authority(text.strip_prefix("tapio://")?)
+    }
+
+    /// `system` or `system@host:port`.
+    pub(crate) fn parse_authority(authority: &str) -> Option<Self> {
+        let address = match authority.split_once('@') {
+            None => Self::local(authority),
+            Some((system, host_port)) => {
+                let (host, port) = host_port.rsplit_once(':')?;
+                let port = port.parse::<u16>().ok()?;
+                if host.is_empty() || host.contains('/') {
+                    return None;
+                }
+                Self::remote(system, host, port)
+            }
+        };
+        let system_ok = !address.system().is_empty()
+            && address
+                .system()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        system_ok.then_some(address)
+    }
+
     /// The name of the system.
     pub fn system(&self) -> &str {
         &self.system

@@ -567,6 +567,20 @@ pub enum DeadLetterReason {
         /// The system the recipient lives in.
         peer: crate::Address,
     },
+    /// Sent to an actor of another system that could not be reached (no connection,
+    /// a refused handshake, a connection that broke).
+    Unreachable {
+        /// The system the recipient lives in.
+        peer: crate::Address,
+    },
+    /// Sent to an actor of another system while the outbound queue to it was full.
+    OutboundFull {
+        /// The system the recipient lives in.
+        peer: crate::Address,
+    },
+    /// The message could not cross a link: its type is not registered for the wire,
+    /// or serde could not encode it.
+    NotEncodable(String),
     /// A frame from a peer that could not be delivered (S37): the peer, and what
     /// was wrong.
     FromPeer {
@@ -593,6 +607,15 @@ impl fmt::Display for DeadLetterReason {
             Self::StashFull => "the recipient's stash was full when it tried to stash it",
             Self::StashDiscarded => {
                 "the recipient held it in its stash and restarted (or dropped the stash) before replaying it"
+            }
+            Self::Unreachable { peer } => {
+                return write!(f, "{peer} could not be reached");
+            }
+            Self::OutboundFull { peer } => {
+                return write!(f, "the outbound buffer to {peer} was full");
+            }
+            Self::NotEncodable(why) => {
+                return write!(f, "it cannot cross a link: {why}");
             }
             Self::NoLink { peer } => {
                 return write!(f, "this system has no link to {peer}");

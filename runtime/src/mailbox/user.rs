@@ -55,15 +55,21 @@ enum Lane<P: Message> {
     Actor(Queue<P>),
     Answer(AnswerSlot<P>),
     Adapter(AdapterSlot<P>),
-    Remote(RemoteSlot),
+    Remote(Box<RemoteSlot>),
 }
 
-/// The lane of a ref to an actor of another system: what is told to it goes to the
-/// link with that system. No link carries it yet (the transport is not part of this
-/// runtime so far), so every message is a dead letter that names the peer.
+/// The lane of a ref to an actor of another system: what is told to it is encoded
+/// and queued on the link to that system. With no transport (a system without
+/// remote settings), every message is a dead letter that names the peer.
 pub(crate) struct RemoteSlot {
     /// The system the actor lives in.
     pub(crate) peer: crate::actor::Address,
+    /// The actor's path there.
+    pub(crate) path: String,
+    /// Its incarnation.
+    pub(crate) uid: u64,
+    /// This system, whose links carry the frames.
+    pub(crate) system: std::sync::Weak<SystemShared>,
 }
 
 /// A message adapter's lane: what is told to it goes on to its owner.
@@ -174,7 +180,7 @@ impl<P: Message> UserLane<P> {
 
     /// The lane of a ref to an actor of another system.
     pub(crate) fn remote(slot: RemoteSlot) -> Self {
-        Self::from(Lane::Remote(slot))
+        Self::from(Lane::Remote(Box::new(slot)))
     }
 
     /// The owner, for a message adapter's lane.
@@ -458,6 +464,12 @@ impl<P: Message> UserLane<P> {
     }
 }
 
+/// The type a dead letter of `message` would name.
+fn message_type<P: Message>(message: &P) -> &'static str {
+    let _ = message;
+    std::any::type_name::<P>()
+}
+
 impl RemoteSlot {
     /// Why a message to this peer goes nowhere.
     fn no_link(&self) -> DeadLetterReason {
@@ -467,9 +479,59 @@ impl RemoteSlot {
     }
 
     fn send<P: Message>(&self, envelope: Envelope<P>) -> Sent<P> {
-        match envelope {
-            Envelope::Message(message) => Sent::Unwanted(message, self.no_link()),
-            other => Sent::Refused(other),
+        let message = match envelope {
+            Envelope::Message(message) => message,
+            other => return Sent::Refused(other),
+        };
+        let Some(system) = self.system.upgrade() else {
+            return Sent::Unwanted(message, self.no_link());
+        };
+        let Some(transport) = system.transport() else {
+            return Sent::Unwanted(message, self.no_link());
+        };
+        let encoded = match message.encode_wire() {
+            Some(Ok(encoded)) => encoded,
+            Some(Err(error)) => {
+                return Sent::Unwanted(message, DeadLetterReason::NotEncodable(error));
+            }
+            None => {
+                let why = format!(
+                    "`{}` is not registered for the wire",
+                    message_type(&message)
+                );
+                return Sent::Unwanted(message, DeadLetterReason::NotEncodable(why));
+            }
+        };
+        let header = crate::wire::FrameHeader {
+            key: encoded.key,
+            recipient: &self.path,
+            uid: self.uid,
+            reply_to: encoded.reply_to.as_deref(),
+        };
+        let frame =
+            match crate::wire::encode_frame(&header, &encoded.payload, &system.wire_limits()) {
+                Ok(frame) => frame,
+                Err(problem) => {
+                    return Sent::Unwanted(
+                        message,
+                        DeadLetterReason::NotEncodable(problem.to_string()),
+                    );
+                }
+            };
+        match transport.send(&system, &self.peer, frame) {
+            Ok(()) => Sent::Queued,
+            Err(crate::remote::transport::NotSent::Full) => Sent::Unwanted(
+                message,
+                DeadLetterReason::OutboundFull {
+                    peer: self.peer.clone(),
+                },
+            ),
+            Err(crate::remote::transport::NotSent::Closed) => Sent::Unwanted(
+                message,
+                DeadLetterReason::Unreachable {
+                    peer: self.peer.clone(),
+                },
+            ),
         }
     }
 }

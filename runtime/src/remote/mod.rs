@@ -7,14 +7,28 @@
 //! without a shared secret refuses to start: a port that takes frames naming actor
 //! paths and message types is a serious surface.
 //!
-//! What this module does not do yet: accept or dial links (the handshake, the
-//! associations and the failure detector are the transport's, still to come). A
-//! system built with remote settings owns its listening socket and decodes frames
-//! through [`ActorSystem::deliver_frame`](crate::ActorSystem::deliver_frame); a ref
-//! to another system dead-letters what it is told, naming that system.
+//! Links: [`ActorSystem::resolve`](crate::ActorSystem::resolve) turns another
+//! system's address into an ordinary typed ref and dials nothing; the first message
+//! sent through it dials that system, runs the handshake (protocol version first,
+//! then a mutual HMAC-SHA256 challenge-response over the transcript, see
+//! `handshake`) and sends over the connection, through a bounded outbound queue
+//! ([`DeadLetterReason::OutboundFull`](crate::DeadLetterReason::OutboundFull) when
+//! it is full; `tell` never waits). Frames that arrive go through
+//! [`ActorSystem::deliver_frame`](crate::ActorSystem::deliver_frame). A peer that
+//! cannot be reached, or refuses the handshake, dead-letters what was sent to it
+//! ([`Unreachable`](crate::DeadLetterReason::Unreachable)) rather than hang. An ask
+//! across a link is answered through the promise the request carries.
+//!
+//! Not there yet: TLS, watching an actor of another system, the failure detector,
+//! quarantine and reconnect policies, and `offer` across a link.
+
+mod handshake;
+pub(crate) mod transport;
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
+
+pub use self::handshake::{HANDSHAKE_LIMIT, HandshakeError, PROTOCOL_VERSION};
 
 /// The shortest shared secret accepted, in bytes.
 pub const MIN_SECRET_LEN: usize = 16;
@@ -102,6 +116,7 @@ impl RemoteSettings {
         Ok(Listening {
             listener,
             port: bound.port(),
+            secret: self.secret.clone().unwrap_or_default(),
         })
     }
 }
@@ -128,6 +143,8 @@ pub(crate) struct Listening {
     pub(crate) listener: TcpListener,
     /// The port bound.
     pub(crate) port: u16,
+    /// The secret links share (empty on loopback without one).
+    pub(crate) secret: Vec<u8>,
 }
 
 /// Why remote settings could not be used; the system does not start.

@@ -200,19 +200,30 @@ impl ActorSystemBuilder {
             None => Registry::linked()?,
         };
         let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
-        let (address, listener) = match &self.remote {
+        let (address, listening) = match &self.remote {
             Some(remote) => {
                 let listening = remote.listen()?;
                 (
                     Address::remote(&settings.name, remote.host(), listening.port),
-                    Some(listening.listener),
+                    Some(listening),
                 )
             }
             None => (Address::local(&settings.name), None),
         };
-        Ok(ActorSystem::start(
-            settings, address, listener, registry, runtime,
-        ))
+        let system = ActorSystem::start(settings, address, registry, runtime);
+        if let Some(listening) = listening {
+            let transport = crate::remote::transport::Transport::start(
+                &system.shared,
+                listening.listener,
+                listening.secret,
+            )
+            .map_err(|error| crate::remote::RemoteError::Bind {
+                address: system.address().to_string(),
+                reason: error.to_string(),
+            })?;
+            let _ = system.shared.transport.set(transport);
+        }
+        Ok(system)
     }
 }
 
@@ -278,9 +289,9 @@ pub(crate) struct SystemShared {
     promises: std::sync::OnceLock<ActorPath>,
     /// The wire keys this system decodes.
     registry: Registry,
-    /// The socket links from other systems come in on, with remote settings; let go
-    /// of when the system terminates.
-    listener: Mutex<Option<std::net::TcpListener>>,
+    /// The links to other systems, with remote settings; stopped when the system
+    /// terminates.
+    transport: std::sync::OnceLock<Arc<crate::remote::transport::Transport>>,
     /// The promises whose refs were serialized, by uid: what a reply from a peer
     /// finds under `/system/promises`.
     exported: Mutex<crate::wire::Exported>,
@@ -329,14 +340,13 @@ impl ActorSystem {
     fn shared_for(
         settings: Settings,
         address: Address,
-        listener: Option<std::net::TcpListener>,
         registry: Registry,
         runtime: Option<Handle>,
     ) -> Arc<SystemShared> {
         let first_uid = random_seed() >> 16;
         Arc::new(SystemShared {
             address,
-            listener: Mutex::new(listener),
+            transport: std::sync::OnceLock::new(),
             settings,
             runtime,
             events: EventStream::default(),
@@ -364,21 +374,14 @@ impl ActorSystem {
             shared: Self::shared_for(
                 Settings::new(name),
                 Address::local(name),
-                None,
                 Registry::default(),
                 None,
             ),
         }
     }
 
-    fn start(
-        settings: Settings,
-        address: Address,
-        listener: Option<std::net::TcpListener>,
-        registry: Registry,
-        runtime: Handle,
-    ) -> Self {
-        let shared = Self::shared_for(settings, address, listener, registry, Some(runtime));
+    fn start(settings: Settings, address: Address, registry: Registry, runtime: Handle) -> Self {
+        let shared = Self::shared_for(settings, address, registry, Some(runtime));
         let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
@@ -780,6 +783,11 @@ impl SystemShared {
         self.settings.wire_limits
     }
 
+    /// The links to other systems, when the system has remote settings.
+    pub(crate) fn transport(&self) -> Option<&Arc<crate::remote::transport::Transport>> {
+        self.transport.get()
+    }
+
     /// The system's address.
     pub(crate) fn address(&self) -> &Address {
         &self.address
@@ -820,12 +828,9 @@ impl SystemShared {
     /// terminated, and each holds the system.
     pub(crate) fn forget_exported(&self) {
         // The port is free again once the system has terminated.
-        drop(
-            self.listener
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .take(),
-        );
+        if let Some(transport) = self.transport.get() {
+            transport.stop();
+        }
         let routes = std::mem::take(
             &mut *self
                 .routes

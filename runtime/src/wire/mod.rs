@@ -35,6 +35,7 @@ use std::fmt;
 pub(crate) use self::deliver::deliver_frame;
 pub(crate) use self::frame::decode_frame;
 pub use self::frame::{FrameHeader, WireLimits, encode_frame, encode_message_frame};
+pub use self::refs::ResolveError;
 pub(crate) use self::refs::{Exported, Routes, resolve_in_context};
 pub use self::registry::{Registration, Registry, RegistryBuilder, RegistryError};
 
@@ -190,6 +191,45 @@ pub struct WireContext<'a> {
     pub limits: &'a WireLimits,
     /// The URI of where a request's answer goes, from the frame's header.
     pub reply_to: Option<&'a str>,
+}
+
+/// A message encoded for a link: what `Message::encode_wire` gives. Generated code
+/// only.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Encoded {
+    /// The wire key.
+    pub key: &'static str,
+    /// The postcard payload.
+    pub payload: Vec<u8>,
+    /// Where a request's answer goes.
+    pub reply_to: Option<String>,
+}
+
+/// `message` encoded under its key: what `#[message(remote)]` generates for
+/// `Message::encode_wire`.
+#[doc(hidden)]
+pub fn encode_as<M: WireMessage>(message: &M) -> Result<Encoded, String> {
+    Ok(Encoded {
+        key: M::KEY,
+        payload: postcard::to_allocvec(message).map_err(|error| error.to_string())?,
+        reply_to: None,
+    })
+}
+
+/// `encoded` with the URI of where its answer goes: what a protocol enum's
+/// `encode_wire` generates.
+#[doc(hidden)]
+pub fn with_reply(
+    encoded: Option<Result<Encoded, String>>,
+    reply_to: Option<String>,
+) -> Option<Result<Encoded, String>> {
+    encoded.map(|encoded| {
+        encoded.map(|mut encoded| {
+            encoded.reply_to = reply_to;
+            encoded
+        })
+    })
 }
 
 /// Decode `bytes` as an `M` when `key` is `M`'s key: what `#[message(remote)]`

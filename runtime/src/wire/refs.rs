@@ -38,15 +38,54 @@ impl ActorSystem {
     }
 }
 
+/// Why [`ActorSystem::resolve`] gave no ref.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot resolve {uri:?}: {reason}")]
+pub struct ResolveError {
+    /// The URI.
+    pub uri: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl ActorSystem {
+    /// The ref `uri` names (`tapio://system@host:port/user/name`, optionally with
+    /// `#uid`), of protocol `P`: an ordinary typed ref. A URI of this system gives
+    /// the live local actor; another system's gives a ref bound to that peer.
+    /// Nothing is dialled: the first message sent through the ref creates the link.
+    /// Only protocols whose messages are all registered for the wire resolve (S35).
+    ///
+    /// # Errors
+    ///
+    /// [`ResolveError`] for a URI that is not one, or that names a local actor
+    /// that is not there or does not take `P`.
+    pub fn resolve<P: RemoteProtocol>(&self, uri: &str) -> Result<ActorRef<P>, ResolveError> {
+        self.shared()
+            .resolve_uri::<P>(uri)
+            .map_err(|reason| ResolveError {
+                uri: uri.to_owned(),
+                reason,
+            })
+    }
+}
+
 impl<P: RemoteProtocol> Serialize for ActorRef<P> {
     /// The full URI, `tapio://system@host:port/user/path#uid`. An ask's promise is
     /// exported under `/system/promises` so the answer can find it.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.wire_uri())
+    }
+}
+
+impl<P: Message> ActorRef<P> {
+    /// The full URI, as it crosses a link; an ask's promise is exported under
+    /// `/system/promises` (while its asker waits) so the answer can find it.
+    pub(crate) fn wire_uri(&self) -> String {
         let core = self.core();
         if core.lane().is_promise() {
             core.system().export_promise(core.uid(), self.cell());
         }
-        serializer.collect_str(self)
+        self.to_string()
     }
 }
 
@@ -81,27 +120,12 @@ fn parse_uri(uri: &str) -> Result<Uri<'_>, String> {
         || format!("{uri:?} is not an actor URI (`tapio://system@host:port/user/name#uid`)");
     let rest = uri.strip_prefix("tapio://").ok_or_else(wrong)?;
     let (authority, rest) = rest.split_at(rest.find('/').ok_or_else(wrong)?);
-    let (path, uid) = rest.rsplit_once('#').ok_or_else(wrong)?;
-    let uid = uid.parse::<u64>().map_err(|_| wrong())?;
-    let address = match authority.split_once('@') {
-        None => Address::local(authority),
-        Some((system, host_port)) => {
-            let (host, port) = host_port.rsplit_once(':').ok_or_else(wrong)?;
-            let port = port.parse::<u16>().map_err(|_| wrong())?;
-            if host.is_empty() {
-                return Err(wrong());
-            }
-            Address::remote(system, host, port)
-        }
+    // Without `#uid`, whichever incarnation lives at the path.
+    let (path, uid) = match rest.rsplit_once('#') {
+        Some((path, uid)) => (path, uid.parse::<u64>().map_err(|_| wrong())?),
+        None => (rest, 0),
     };
-    let system_ok = !address.system().is_empty()
-        && address
-            .system()
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !system_ok {
-        return Err(wrong());
-    }
+    let address = Address::parse_authority(authority).ok_or_else(wrong)?;
     Ok(Uri { address, path, uid })
 }
 
@@ -135,6 +159,9 @@ impl SystemShared {
             core: CellCore::remote(path, parsed.uid, self.clone()),
             user: UserLane::remote(RemoteSlot {
                 peer: parsed.address,
+                path: parsed.path.to_owned(),
+                uid: parsed.uid,
+                system: Arc::downgrade(self),
             }),
         });
         Ok(ActorRef::local(cell))

@@ -1,0 +1,335 @@
+//! The handshake of a link (S38): the protocol version first, then a mutual
+//! HMAC-SHA256 challenge-response over the whole transcript, with 32-byte nonces from
+//! both sides and a label for each direction. The secret never crosses the wire; a
+//! replayed or reflected tag fails; tags are compared in constant time; every
+//! failure after the version check gets the same rejection.
+//!
+//! ```text
+//! dialer  -> listener  Hello  { magic, version, nonce_d, address_d }
+//! listener -> dialer   Accept { nonce_l, address_l, tag_l }   (or Reject { reason })
+//! dialer  -> listener  Proof  { tag_d }
+//! tag_l = HMAC(secret, "tapio/listener" | hello | nonce_l | address_l)
+//! tag_d = HMAC(secret, "tapio/dialer" | hello | nonce_l | address_l | tag_l)
+//! ```
+//!
+//! Each message is a big-endian `u32` length then postcard, held to
+//! [`HANDSHAKE_LIMIT`] bytes: nothing larger is read from a peer not yet trusted.
+
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::actor::Address;
+
+/// The version of the link protocol this runtime speaks.
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// The most bytes a handshake message may have.
+pub const HANDSHAKE_LIMIT: usize = 4096;
+
+const MAGIC: [u8; 5] = *b"TAPIO";
+const LISTENER_LABEL: &[u8] = b"tapio/listener";
+const DIALER_LABEL: &[u8] = b"tapio/dialer";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Hello {
+    magic: [u8; 5],
+    version: u16,
+    nonce: [u8; 32],
+    address: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Answer {
+    Accept {
+        nonce: [u8; 32],
+        address: String,
+        tag: [u8; 32],
+    },
+    Reject {
+        reason: String,
+    },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Proof {
+    tag: [u8; 32],
+}
+
+/// Why a handshake failed; the link is closed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandshakeError {
+    /// The two ends speak different versions of the link protocol.
+    #[error(
+        "the peer speaks link protocol version {theirs}, this system {ours}: upgrade one of them"
+    )]
+    VersionMismatch {
+        /// This runtime's.
+        ours: u16,
+        /// The peer's.
+        theirs: u16,
+    },
+    /// The peer refused the link: a different shared secret, or a tag that did
+    /// not check out. The same for every such failure, on purpose.
+    #[error("the peer refused the link: do both systems have the same shared secret?")]
+    Refused,
+    /// What the peer sent is not a handshake.
+    #[error("the peer does not speak the tapio link protocol")]
+    NotTapio,
+    /// The connection failed during the handshake.
+    #[error("the connection failed during the handshake: {0}")]
+    Io(String),
+}
+
+fn nonce() -> [u8; 32] {
+    let mut nonce = [0; 32];
+    for chunk in nonce.chunks_mut(8) {
+        chunk.copy_from_slice(&rand::random::<u64>().to_le_bytes());
+    }
+    nonce
+}
+
+/// HMAC-SHA256 of `parts` under `secret`, behind `label`.
+fn tag(secret: &[u8], label: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    // HMAC takes a key of any length, the empty one included.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret) else {
+        return [0; 32];
+    };
+    mac.update(label);
+    for part in parts {
+        mac.update(&(part.len() as u64).to_be_bytes());
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
+}
+
+async fn send<S: AsyncWrite + Unpin, T: Serialize>(
+    stream: &mut S,
+    message: &T,
+) -> Result<Vec<u8>, HandshakeError> {
+    let body = postcard::to_allocvec(message).map_err(|e| HandshakeError::Io(e.to_string()))?;
+    let length = u32::try_from(body.len()).map_err(|_| HandshakeError::NotTapio)?;
+    stream
+        .write_all(&length.to_be_bytes())
+        .await
+        .map_err(|e| HandshakeError::Io(e.to_string()))?;
+    stream
+        .write_all(&body)
+        .await
+        .map_err(|e| HandshakeError::Io(e.to_string()))?;
+    stream
+        .flush()
+        .await
+        .map_err(|e| HandshakeError::Io(e.to_string()))?;
+    Ok(body)
+}
+
+async fn receive<S: AsyncRead + Unpin>(stream: &mut S) -> Result<Vec<u8>, HandshakeError> {
+    let mut prefix = [0; 4];
+    stream
+        .read_exact(&mut prefix)
+        .await
+        .map_err(|e| HandshakeError::Io(e.to_string()))?;
+    let length = u32::from_be_bytes(prefix) as usize;
+    if length > HANDSHAKE_LIMIT {
+        return Err(HandshakeError::NotTapio);
+    }
+    let mut body = vec![0; length];
+    stream
+        .read_exact(&mut body)
+        .await
+        .map_err(|e| HandshakeError::Io(e.to_string()))?;
+    Ok(body)
+}
+
+fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<T, HandshakeError> {
+    postcard::from_bytes(body).map_err(|_| HandshakeError::NotTapio)
+}
+
+/// Dial side: returns the listener's address once both ends have proved the secret.
+pub(crate) async fn dial<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    secret: &[u8],
+    me: &Address,
+) -> Result<Address, HandshakeError> {
+    let hello = Hello {
+        magic: MAGIC,
+        version: PROTOCOL_VERSION,
+        nonce: nonce(),
+        address: me.to_string(),
+    };
+    let hello_bytes = send(stream, &hello).await?;
+    let body = receive(stream).await?;
+    let (nonce, address, listener_tag) = match decode::<Answer>(&body)? {
+        Answer::Accept {
+            nonce,
+            address,
+            tag,
+        } => (nonce, address, tag),
+        Answer::Reject { reason } => {
+            return Err(match reason.strip_prefix("version ") {
+                Some(theirs) => HandshakeError::VersionMismatch {
+                    ours: PROTOCOL_VERSION,
+                    theirs: theirs.parse().unwrap_or(0),
+                },
+                None => HandshakeError::Refused,
+            });
+        }
+    };
+    let expected = tag(
+        secret,
+        LISTENER_LABEL,
+        &[&hello_bytes, &nonce, address.as_bytes()],
+    );
+    if !bool::from(expected.ct_eq(&listener_tag)) {
+        return Err(HandshakeError::Refused);
+    }
+    let proof = tag(
+        secret,
+        DIALER_LABEL,
+        &[&hello_bytes, &nonce, address.as_bytes(), &listener_tag],
+    );
+    send(stream, &Proof { tag: proof }).await?;
+    Address::parse(&address).ok_or(HandshakeError::NotTapio)
+}
+
+/// Listen side: returns the dialer's address once both ends have proved the secret.
+pub(crate) async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    secret: &[u8],
+    me: &Address,
+) -> Result<Address, HandshakeError> {
+    let hello_bytes = receive(stream).await?;
+    let hello: Hello = decode(&hello_bytes)?;
+    if hello.magic != MAGIC {
+        return Err(HandshakeError::NotTapio);
+    }
+    if hello.version != PROTOCOL_VERSION {
+        let reason = format!("version {PROTOCOL_VERSION}");
+        send(stream, &Answer::Reject { reason }).await?;
+        return Err(HandshakeError::VersionMismatch {
+            ours: PROTOCOL_VERSION,
+            theirs: hello.version,
+        });
+    }
+    let peer = Address::parse(&hello.address).ok_or(HandshakeError::NotTapio)?;
+    let nonce = nonce();
+    let address = me.to_string();
+    let listener_tag = tag(
+        secret,
+        LISTENER_LABEL,
+        &[&hello_bytes, &nonce, address.as_bytes()],
+    );
+    send(
+        stream,
+        &Answer::Accept {
+            nonce,
+            address: address.clone(),
+            tag: listener_tag,
+        },
+    )
+    .await?;
+    let body = receive(stream).await?;
+    let proof: Proof = decode(&body).map_err(|_| HandshakeError::Refused)?;
+    let expected = tag(
+        secret,
+        DIALER_LABEL,
+        &[&hello_bytes, &nonce, address.as_bytes(), &listener_tag],
+    );
+    if !bool::from(expected.ct_eq(&proof.tag)) {
+        return Err(HandshakeError::Refused);
+    }
+    Ok(peer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn me(name: &str, port: u16) -> Address {
+        Address::remote(name, "127.0.0.1", port)
+    }
+
+    async fn run(
+        dial_secret: &'static [u8],
+        accept_secret: &'static [u8],
+    ) -> (
+        Result<Address, HandshakeError>,
+        Result<Address, HandshakeError>,
+    ) {
+        let (mut a, mut b) = tokio::io::duplex(8192);
+        let dialer = tokio::spawn(async move { dial(&mut a, dial_secret, &me("a", 1)).await });
+        let listener =
+            tokio::spawn(async move { accept(&mut b, accept_secret, &me("b", 2)).await });
+        (
+            dialer.await.unwrap_or(Err(HandshakeError::Refused)),
+            listener.await.unwrap_or(Err(HandshakeError::Refused)),
+        )
+    }
+
+    #[tokio::test]
+    async fn the_same_secret_links_and_each_end_learns_the_other() {
+        let (dialed, accepted) = run(b"0123456789abcdef", b"0123456789abcdef").await;
+        assert_eq!(dialed, Ok(me("b", 2)));
+        assert_eq!(accepted, Ok(me("a", 1)));
+    }
+
+    #[tokio::test]
+    async fn a_different_secret_is_refused_at_both_ends() {
+        let (dialed, accepted) = run(b"0123456789abcdef", b"fedcba9876543210").await;
+        assert_eq!(dialed, Err(HandshakeError::Refused));
+        assert!(accepted.is_err());
+    }
+
+    #[test]
+    fn the_direction_labels_keep_a_tag_from_being_reflected() {
+        let parts: [&[u8]; 2] = [b"hello", b"nonce"];
+        assert_ne!(
+            tag(b"k", LISTENER_LABEL, &parts),
+            tag(b"k", DIALER_LABEL, &parts)
+        );
+        // Part boundaries are part of what is signed.
+        assert_ne!(
+            tag(b"k", DIALER_LABEL, &[b"ab", b"c"]),
+            tag(b"k", DIALER_LABEL, &[b"a", b"bc"])
+        );
+    }
+
+    #[tokio::test]
+    async fn another_version_is_told_apart() {
+        let (mut a, mut b) = tokio::io::duplex(8192);
+        let listener = tokio::spawn(async move { accept(&mut b, b"", &me("b", 2)).await });
+        let hello = Hello {
+            magic: MAGIC,
+            version: 99,
+            nonce: [0; 32],
+            address: me("a", 1).to_string(),
+        };
+        send(&mut a, &hello).await.unwrap_or_default();
+        let answer = receive(&mut a).await.unwrap_or_default();
+        assert!(matches!(
+            decode::<Answer>(&answer),
+            Ok(Answer::Reject { reason }) if reason == "version 1"
+        ));
+        assert_eq!(
+            listener.await.ok(),
+            Some(Err(HandshakeError::VersionMismatch {
+                ours: 1,
+                theirs: 99
+            }))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stranger_is_not_read_beyond_the_limit() {
+        let (mut a, mut b) = tokio::io::duplex(8192);
+        let listener = tokio::spawn(async move { accept(&mut b, b"", &me("b", 2)).await });
+        a.write_all(&u32::MAX.to_be_bytes())
+            .await
+            .unwrap_or_default();
+        assert_eq!(listener.await.ok(), Some(Err(HandshakeError::NotTapio)));
+    }
+}

@@ -1,0 +1,160 @@
+//! Two systems on a link, in one process on loopback (S38–S40): a ref resolved from
+//! the other system's address is an ordinary typed ref; a tell crosses; the answer
+//! comes back through a reply ref that crossed the wire; an ask crosses both ways; a
+//! system with another secret is refused; a peer nobody listens at dead-letters
+//! what it is told, naming the peer.
+
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::remote::RemoteSettings;
+use tapio::{DeadLetter, DeadLetterReason};
+use tokio::sync::mpsc;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+#[message(remote = "link.greet.v1")]
+#[derive(Debug)]
+pub struct Greet {
+    pub whom: String,
+    pub reply_to: ActorRef<Greeted>,
+}
+
+#[message(remote = "link.greeted.v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Greeted(pub String);
+
+#[message(remote = "link.count.v1", reply = Counted)]
+pub struct Count;
+
+#[message(remote = "link.counted.v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counted(pub u64);
+
+pub struct Greeter {
+    greeted: u64,
+}
+
+#[actor]
+impl Greeter {
+    fn greet(&mut self, message: Greet) {
+        self.greeted += 1;
+        message
+            .reply_to
+            .tell(Greeted(format!("hello, {}!", message.whom)));
+    }
+
+    fn count(&mut self, _: Count) -> Counted {
+        Counted(self.greeted)
+    }
+}
+
+fn node(name: &str, secret: &[u8]) -> ActorSystem {
+    let mut settings = RemoteSettings::loopback();
+    if !secret.is_empty() {
+        settings = settings.secret(secret.to_vec());
+    }
+    ActorSystem::builder(name).remote(settings).build().unwrap()
+}
+
+fn listener(system: &ActorSystem) -> (ActorRef<Greeted>, mpsc::UnboundedReceiver<String>) {
+    let (heard, rx) = mpsc::unbounded_channel();
+    let listener = system
+        .spawn(
+            Behaviors::receive_message(move |greeted: Greeted| {
+                let _ = heard.send(greeted.0);
+            }),
+            "listener",
+        )
+        .unwrap();
+    (listener, rx)
+}
+
+// S38, S39: a tell crosses the link, and the answer comes back through the reply
+// ref that crossed with it; an ask crosses both ways.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s39_a_tell_and_an_ask_cross_the_link_and_come_back() {
+    let away = node("away", b"0123456789abcdef");
+    let home = node("home", b"0123456789abcdef");
+    away.spawn(Behaviors::setup(|_| Greeter { greeted: 0 }), "greeter")
+        .unwrap();
+    let uri = format!("{}/user/greeter", away.address());
+    let greeter = home.resolve::<GreeterMsg>(&uri).unwrap();
+    let (me, mut heard) = listener(&home);
+    greeter.tell(Greet {
+        whom: "ada".into(),
+        reply_to: me.clone(),
+    });
+    assert_eq!(
+        tokio::time::timeout(WAIT, heard.recv())
+            .await
+            .unwrap()
+            .unwrap(),
+        "hello, ada!"
+    );
+    let counted = greeter.ask(Count).timeout(WAIT).await.unwrap();
+    assert_eq!(counted, Counted(1));
+    home.terminate().await;
+    away.terminate().await;
+}
+
+// S38: a system with another secret is refused, and what was told to it becomes a
+// dead letter naming the peer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s38_another_secret_is_refused() {
+    let away = node("away", b"0123456789abcdef");
+    let home = node("home", b"fedcba9876543210");
+    away.spawn(Behaviors::setup(|_| Greeter { greeted: 0 }), "greeter")
+        .unwrap();
+    let mut letters = home.events().subscribe::<DeadLetter>();
+    let greeter = home
+        .resolve::<GreeterMsg>(&format!("{}/user/greeter", away.address()))
+        .unwrap();
+    let (me, _heard) = listener(&home);
+    greeter.tell(Greet {
+        whom: "mallory".into(),
+        reply_to: me,
+    });
+    let letter = tokio::time::timeout(WAIT, letters.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::Unreachable {
+            peer: away.address().clone()
+        }
+    );
+    home.terminate().await;
+    away.terminate().await;
+}
+
+// S40: a peer nobody listens at does not hang the sender: what it is told is a dead
+// letter naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s40_an_unreachable_peer_dead_letters_instead_of_hanging() {
+    let gone = node("gone", b"");
+    let uri = format!("{}/user/greeter", gone.address());
+    let gone_address = gone.address().clone();
+    gone.terminate().await;
+    let home = node("home", b"");
+    let mut letters = home.events().subscribe::<DeadLetter>();
+    let greeter = home.resolve::<GreeterMsg>(&uri).unwrap();
+    let (me, _heard) = listener(&home);
+    greeter.tell(Greet {
+        whom: "nobody".into(),
+        reply_to: me,
+    });
+    let letter = tokio::time::timeout(WAIT, letters.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::Unreachable { peer: gone_address }
+    );
+    home.terminate().await;
+}
