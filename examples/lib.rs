@@ -59,6 +59,12 @@ pub mod state_machine;
 #[path = "state_machine_without_macros.rs"]
 pub mod state_machine_without_macros;
 
+#[path = "two_nodes.rs"]
+pub mod two_nodes;
+
+#[path = "two_nodes_messages.rs"]
+pub mod two_nodes_messages;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -88,4 +94,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("state_machine_without_macros", || {
         Box::pin(state_machine_without_macros::run())
     }),
+    ("two_nodes", || Box::pin(two_nodes::run())),
 ];
