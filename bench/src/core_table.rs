@@ -1511,6 +1511,21 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
         });
     }
 
+    if want("link") {
+        let ours = measure(flavor, HEAVY_RUNS, |rt| {
+            rt.block_on(crate::wire_state::link_tapio())
+        });
+        row(Row {
+            workload: "link",
+            flavor,
+            unit: "ns/msg",
+            raw: 1_000.0,
+            tapio: per(ours, crate::wire_state::LINK_MESSAGES),
+            actix: Actix::Absent,
+            goal: "<= 1.0x (raw = 1,000 ns: 1,000,000 msg/s)".into(),
+        });
+    }
+
     if want("state") {
         let plain = measure(flavor, RUNS, |rt| {
             rt.block_on(crate::wire_state::state_plain())

@@ -573,6 +573,12 @@ pub enum DeadLetterReason {
         /// The system the recipient lives in.
         peer: crate::Address,
     },
+    /// Queued for, or in flight to, an actor of another system when the connection
+    /// broke; the next message dials again (S39).
+    ConnectionLost {
+        /// The system the recipient lives in.
+        peer: crate::Address,
+    },
     /// Sent to an actor of another system while the outbound queue to it was full.
     OutboundFull {
         /// The system the recipient lives in.
@@ -610,6 +616,9 @@ impl fmt::Display for DeadLetterReason {
             }
             Self::Unreachable { peer } => {
                 return write!(f, "{peer} could not be reached");
+            }
+            Self::ConnectionLost { peer } => {
+                return write!(f, "the connection to {peer} broke before it was sent");
             }
             Self::OutboundFull { peer } => {
                 return write!(f, "the outbound buffer to {peer} was full");

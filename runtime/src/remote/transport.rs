@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -23,6 +23,9 @@ use crate::system::SystemShared;
 
 /// How long a handshake may take, from connect to the last message.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The size of a connection's read and write buffers.
+const BUFFER: usize = 64 * 1024;
 
 /// The frames queued for one peer's connection, at most this many.
 pub(crate) const OUTBOUND_CAPACITY: usize = 1024;
@@ -162,7 +165,9 @@ async fn accept_loop(
 /// Read frames from `peer` and deliver them, until the connection ends. A frame
 /// that announces more than the system's limit ends the connection: what follows
 /// its prefix cannot be framed any more.
-async fn read_frames(mut stream: TcpStream, peer: Address, system: Weak<SystemShared>) {
+async fn read_frames(stream: TcpStream, peer: Address, system: Weak<SystemShared>) {
+    // Frames are read out of a buffer: many small frames cost one read.
+    let mut stream = BufReader::with_capacity(BUFFER, stream);
     loop {
         let mut prefix = [0; 4];
         if stream.read_exact(&mut prefix).await.is_err() {
@@ -221,38 +226,59 @@ async fn dial(
             if let Some(links) = transport.upgrade() {
                 links.forget(&peer);
             }
-            give_up(&peer, frames, &system).await;
+            give_up(frames, &system, || DeadLetterReason::Unreachable {
+                peer: peer.clone(),
+            })
+            .await;
             return;
         }
     };
+    // Frames queued together go out in one write: a burst costs a few syscalls,
+    // not one per message.
+    let mut out = BufWriter::with_capacity(BUFFER, &mut stream);
     while let Some(frame) = frames.recv().await {
-        if stream.write_all(&frame).await.is_err() {
+        let mut written = out.write_all(&frame).await;
+        while written.is_ok()
+            && let Ok(next) = frames.try_recv()
+        {
+            written = out.write_all(&next).await;
+        }
+        if written.is_err() || out.flush().await.is_err() {
             if let Some(shared) = system.upgrade() {
-                unreachable(&shared, &peer);
+                lost(
+                    &shared,
+                    DeadLetterReason::ConnectionLost { peer: peer.clone() },
+                );
             }
             break;
         }
     }
+    // The next send dials again.
     if let Some(links) = transport.upgrade() {
         links.forget(&peer);
     }
-    give_up(&peer, frames, &system).await;
+    give_up(frames, &system, || DeadLetterReason::ConnectionLost {
+        peer: peer.clone(),
+    })
+    .await;
 }
 
-/// What was queued for a peer that cannot be reached: dead letters naming it.
-async fn give_up(peer: &Address, mut frames: mpsc::Receiver<Vec<u8>>, system: &Weak<SystemShared>) {
+/// What was queued for a peer that cannot be reached, or whose connection broke:
+/// dead letters naming it, with `reason`.
+async fn give_up(
+    mut frames: mpsc::Receiver<Vec<u8>>,
+    system: &Weak<SystemShared>,
+    reason: impl Fn() -> DeadLetterReason,
+) {
     frames.close();
     while let Some(_frame) = frames.recv().await {
         if let Some(shared) = system.upgrade() {
-            unreachable(&shared, peer);
+            lost(&shared, reason());
         }
     }
 }
 
-fn unreachable(system: &SystemShared, peer: &Address) {
-    system.dead_letter_of_type(
-        "frame",
-        &system.root_path(),
-        DeadLetterReason::Unreachable { peer: peer.clone() },
-    );
+/// A frame for a peer that went nowhere, for `reason` (which names the peer).
+fn lost(system: &SystemShared, reason: DeadLetterReason) {
+    system.dead_letter_of_type("frame", &system.root_path(), reason);
 }
