@@ -158,3 +158,80 @@ async fn s40_an_unreachable_peer_dead_letters_instead_of_hanging() {
     );
     home.terminate().await;
 }
+
+/// A raw TCP client at `system`'s port.
+async fn raw_client(system: &ActorSystem) -> tokio::net::TcpStream {
+    let (host, port) = system.address().host_port().unwrap();
+    tokio::net::TcpStream::connect((host, port)).await.unwrap()
+}
+
+/// Whether the server closes the connection (reads EOF or an error) in time.
+async fn closed_by_server(stream: &mut tokio::net::TcpStream) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0; 256];
+    loop {
+        match tokio::time::timeout(WAIT, stream.read(&mut buffer)).await {
+            Ok(Ok(0) | Err(_)) => return true,
+            // Whatever the server answered before closing (a rejection) is read on.
+            Ok(Ok(_)) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+// S38: bad input through a socket: garbage, a frame before the handshake, an
+// announced length past the handshake limit, a wrong version. Each closes the
+// connection; the system keeps serving a proper link afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s38_bad_input_on_a_socket_closes_that_connection_only() {
+    use tokio::io::AsyncWriteExt;
+    let away = node("away", b"");
+    away.spawn(Behaviors::setup(|_| Greeter { greeted: 0 }), "greeter")
+        .unwrap();
+
+    let mut garbage = raw_client(&away).await;
+    garbage
+        .write_all(&[0, 0, 0, 3, 0xde, 0xad, 0xbe])
+        .await
+        .unwrap();
+    assert!(closed_by_server(&mut garbage).await, "garbage");
+
+    let mut early = raw_client(&away).await;
+    let frame = tapio::wire::encode_frame(
+        &tapio::wire::FrameHeader {
+            key: "link.count.v1",
+            recipient: "/user/greeter",
+            uid: 0,
+            reply_to: None,
+        },
+        &[],
+        &tapio::wire::WireLimits::DEFAULT,
+    )
+    .unwrap();
+    early.write_all(&frame).await.unwrap();
+    assert!(
+        closed_by_server(&mut early).await,
+        "a frame before the handshake"
+    );
+
+    let mut huge = raw_client(&away).await;
+    huge.write_all(&u32::MAX.to_be_bytes()).await.unwrap();
+    assert!(closed_by_server(&mut huge).await, "a length past the limit");
+
+    let mut version = raw_client(&away).await;
+    let mut hello =
+        postcard::to_allocvec(&(*b"TAPIO", 99_u16, [0_u8; 32], "tapio://x@127.0.0.1:1")).unwrap();
+    let mut message = (hello.len() as u32).to_be_bytes().to_vec();
+    message.append(&mut hello);
+    version.write_all(&message).await.unwrap();
+    assert!(closed_by_server(&mut version).await, "another version");
+
+    // A proper link still works.
+    let home = node("home", b"");
+    let greeter = home
+        .resolve::<GreeterMsg>(&format!("{}/user/greeter", away.address()))
+        .unwrap();
+    assert_eq!(greeter.ask(Count).timeout(WAIT).await.unwrap(), Counted(0));
+    home.terminate().await;
+    away.terminate().await;
+}
