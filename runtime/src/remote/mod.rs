@@ -21,6 +21,8 @@
 //!
 //! Not there yet: TLS, watching an actor of another system, the failure detector,
 //! quarantine and reconnect policies, and `offer` across a link.
+#![doc = ""]
+#![doc = include_str!("../../../docs/remoting.md")]
 
 mod handshake;
 pub(crate) mod transport;
