@@ -121,57 +121,40 @@ fn arm(
     let call = quote!(#this.#method(#(#args,)* #value));
     let take_apart = take_apart();
     let span = handler.method.sig.ident.span();
-    let body = if handler.switches {
+    // A handler that may switch takes the state out; one that stays borrows it.
+    let (then, access) = if handler.switches {
         let parts = put_together();
-        let apply = quote! {
-            ::tapio::__private::switched::<#actor, #state, _, _>(#parts, #output, #reply)
-        };
-        let handled = if handler.is_async {
-            quote_spanned! {span=>
-                ::tapio::__private::Handled::pending(async move {
-                    let #output = #call.await;
-                    #apply
-                })
-            }
-        } else {
-            quote! {
-                let #output = #call;
-                ::tapio::__private::Handled::ready(#apply)
-            }
-        };
-        quote! {
-            #take_apart
-            let ::core::option::Option::Some(#this) =
-                <#state as ::tapio::__private::StateOf>::take(&mut *#states)
-            else {
-                return ::tapio::__private::lost::<#actor>();
-            };
-            #handled
+        (
+            quote!(::tapio::__private::switched::<#actor, #state, _, _>(#parts, #output, #reply)),
+            quote!(take(&mut *#states)),
+        )
+    } else {
+        (
+            finish(handler.method, message_ty, protocol, &output, &reply, &ctx),
+            quote!(get(#states)),
+        )
+    };
+    let handled = if handler.is_async {
+        quote_spanned! {span=>
+            ::tapio::__private::Handled::pending(async move {
+                let #output = #call.await;
+                #then
+            })
         }
     } else {
-        let finish = finish(handler.method, message_ty, protocol, &output, &reply, &ctx);
-        let handled = if handler.is_async {
-            quote_spanned! {span=>
-                ::tapio::__private::Handled::pending(async move {
-                    let #output = #call.await;
-                    #finish
-                })
-            }
-        } else {
-            quote! {
-                let #output = #call;
-                ::tapio::__private::Handled::ready(#finish)
-            }
-        };
         quote! {
-            #take_apart
-            let ::core::option::Option::Some(#this) =
-                <#state as ::tapio::__private::StateOf>::get(#states)
-            else {
-                return ::tapio::__private::lost::<#actor>();
-            };
-            #handled
+            let #output = #call;
+            ::tapio::__private::Handled::ready(#then)
         }
+    };
+    let body = quote! {
+        #take_apart
+        let ::core::option::Option::Some(#this) =
+            <#state as ::tapio::__private::StateOf>::#access
+        else {
+            return ::tapio::__private::lost::<#actor>();
+        };
+        #handled
     };
     Some(quote_spanned! {message_ty.span()=>
         let #message = match <#protocol as ::tapio::__private::Extract<#message_ty>>::extract(#message) {
