@@ -21,6 +21,11 @@ impl Red {
     fn go(self, _: Go) -> Next<Self> {
         Next::to(Green)
     }
+
+    // `Red` has two successors, and neither is `Red`.
+    fn stop(self, _: Stop) -> Next<Self> {
+        Next::to(Red)
+    }
 }
 
 #[state(Light)]
@@ -37,7 +42,7 @@ impl Green {
 
 #[state(Light)]
 impl Amber {
-    // Several successors: still one message.
+    // Written with the successor's data moved in, as often: the same message.
     fn go(self, _: Go) -> Next<Self> {
         Next::to(Green)
     }
