@@ -261,18 +261,35 @@ pub(crate) fn expand(model: &StateModel<'_>) -> TokenStream {
             }
         }
     });
+    let messages: Vec<&syn::Type> = model.handlers.iter().filter_map(|h| h.message).collect();
+    // The two facts the impl below assumes (its bounds are higher-ranked, so that a
+    // wrong actor gives these errors alone, not one per generated line). A message
+    // outside the protocol leaves the impl without effect, and the actor's dispatch
+    // names the message.
     let machine_check = quote_spanned! {actor.span()=>
         const _: fn() = || {
             fn is_a_state_machine<A: ::tapio::__private::StateMachine>() {}
             is_a_state_machine::<#actor>();
         };
     };
+    let state_check = quote_spanned! {model.name.span()=>
+        const _: fn() = || {
+            fn is_a_state<S: ::tapio::__private::StateOf>() {}
+            is_a_state::<#state>();
+        };
+    };
     quote! {
         #block
 
         #machine_check
+        #state_check
 
-        impl ::tapio::__private::StateHandlers for #state {
+        impl ::tapio::__private::StateHandlers for #state
+        where
+            for<'__tapio> #actor: ::tapio::__private::StateMachine,
+            for<'__tapio> #state: ::tapio::__private::StateOf<Machine = #actor>,
+            #(for<'__tapio> <#actor as ::tapio::__private::Protocol>::Msg: ::tapio::__private::Extract<#messages>,)*
+        {
             #[allow(unreachable_code, clippy::needless_return, clippy::unit_arg)]
             fn handle<'a>(
                 #parts: ::tapio::__private::Parts<'a, #actor>,
