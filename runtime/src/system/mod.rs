@@ -6,12 +6,12 @@
 //! make progress only while it is driven (inside `block_on`, or while a
 //! `#[tokio::main]` body awaits).
 
-use crate::wire::{Registry, WireLimits};
 use std::fmt;
+
+use crate::wire::Registry;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 use tokio::runtime::Handle;
 use tokio::sync::watch;
@@ -29,203 +29,13 @@ use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
 use crate::message::{Message, Payload};
 
+mod builder;
+mod links;
 mod termination;
 
+pub use self::builder::{ActorSystemBuilder, Settings};
+
 pub(crate) use self::termination::Cancelled;
-
-/// The settings of an actor system.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    name: String,
-    shutdown_timeout: Duration,
-    track_leaks: bool,
-    wire_limits: WireLimits,
-}
-
-impl Settings {
-    /// How long `terminate()` lets the whole tree take before it cancels what is left.
-    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
-
-    /// Whether a system counts pending asks and running timers unless told: in debug
-    /// builds (`debug_assertions`) it does, in release builds it does not.
-    pub const DEFAULT_TRACK_LEAKS: bool = cfg!(debug_assertions);
-
-    fn new(name: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
-            track_leaks: Self::DEFAULT_TRACK_LEAKS,
-            wire_limits: WireLimits::DEFAULT,
-        }
-    }
-
-    /// What frames from a peer are held to.
-    pub fn wire_limits(&self) -> &WireLimits {
-        &self.wire_limits
-    }
-
-    /// The system's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The deadline the whole tree races when the system terminates.
-    pub fn shutdown_timeout(&self) -> Duration {
-        self.shutdown_timeout
-    }
-
-    /// Whether the system counts its pending asks and running timers, for the
-    /// testkit's [`LeakReport`](crate::testkit::LeakReport); see
-    /// [`ActorSystemBuilder::track_leaks`].
-    pub fn tracks_leaks(&self) -> bool {
-        self.track_leaks
-    }
-}
-
-/// Builds an [`ActorSystem`] with settings other than the defaults.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), tapio::SystemError> {
-/// use std::time::Duration;
-/// let system = tapio::ActorSystem::builder("orders")
-///     .shutdown_timeout(Duration::from_secs(2))
-///     .build()?;
-/// assert_eq!(system.settings().shutdown_timeout(), Duration::from_secs(2));
-/// # system.terminate().await;
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Debug, Clone)]
-pub struct ActorSystemBuilder {
-    settings: Settings,
-    registry: Option<Registry>,
-    remote: Option<crate::remote::RemoteSettings>,
-}
-
-impl ActorSystemBuilder {
-    /// The deadline for the whole tree when the system terminates (default 5 s).
-    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.shutdown_timeout = timeout;
-        self
-    }
-
-    /// Count the asks still waiting for an answer and the timers still running, so
-    /// that a [`LeakReport`](crate::testkit::LeakReport) can name them after
-    /// termination. Default: [`Settings::DEFAULT_TRACK_LEAKS`], on in debug builds
-    /// and off in release builds, where the count would cost every ask and every
-    /// timer writes to a counter all threads share. `#[tapio::test]` and
-    /// [`TestConfig`](crate::testkit::TestConfig) always turn it on. A system that
-    /// does not track says so in its report rather than report zero. Live actors
-    /// are counted either way ([`ActorSystem::live_actors`]).
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), tapio::SystemError> {
-    /// let system = tapio::ActorSystem::builder("counted").track_leaks(true).build()?;
-    /// assert!(system.settings().tracks_leaks());
-    /// # system.terminate().await;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn track_leaks(mut self, track: bool) -> Self {
-        self.settings.track_leaks = track;
-        self
-    }
-
-    /// What frames from a peer are held to (default [`WireLimits::DEFAULT`]).
-    pub fn wire_limits(mut self, limits: WireLimits) -> Self {
-        self.settings.wire_limits = limits;
-        self
-    }
-
-    /// The wire keys this system decodes, listed by hand. Without it, the system
-    /// decodes every type `#[message(remote)]` registered in the binary.
-    pub fn wire_registry(mut self, registry: Registry) -> Self {
-        self.registry = Some(registry);
-        self
-    }
-
-    /// Listen for links from other systems (S38): the port is bound while the
-    /// system is built, so [`ActorSystem::address`] carries the host and the port
-    /// bound (the OS's pick for port 0) before any ref is handed out.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), tapio::SystemError> {
-    /// use tapio::remote::RemoteSettings;
-    ///
-    /// let system = tapio::ActorSystem::builder("node")
-    ///     .remote(RemoteSettings::loopback())
-    ///     .build()?;
-    /// let (host, port) = system.address().host_port().expect("listening");
-    /// assert_eq!(host, "127.0.0.1");
-    /// assert_ne!(port, 0);
-    /// # system.terminate().await;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn remote(mut self, settings: crate::remote::RemoteSettings) -> Self {
-        self.remote = Some(settings);
-        self
-    }
-
-    /// Build the system, on the tokio runtime this is called in.
-    ///
-    /// # Errors
-    ///
-    /// [`SystemError::NoRuntime`] outside a tokio runtime,
-    /// [`SystemError::InvalidName`] for a name that is not letters, digits, `-` or
-    /// `_`, and [`SystemError::InvalidSetting`] for a zero shutdown timeout.
-    pub fn build(self) -> Result<ActorSystem, SystemError> {
-        let settings = self.settings;
-        let name_ok = !settings.name.is_empty()
-            && settings
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !name_ok {
-            return Err(SystemError::InvalidName {
-                name: settings.name,
-            });
-        }
-        if settings.shutdown_timeout.is_zero() {
-            return Err(SystemError::InvalidSetting {
-                setting: "shutdown_timeout",
-                reason: "it is zero, so no actor would get to stop: give it a duration".into(),
-            });
-        }
-        let registry = match self.registry {
-            Some(registry) => registry,
-            None => Registry::linked()?,
-        };
-        let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
-        let (address, listening) = match &self.remote {
-            Some(remote) => {
-                let listening = remote.listen()?;
-                (
-                    Address::remote(&settings.name, remote.host(), listening.port),
-                    Some(listening),
-                )
-            }
-            None => (Address::local(&settings.name), None),
-        };
-        let system = ActorSystem::start(settings, address, registry, runtime);
-        if let Some(listening) = listening {
-            let transport = crate::remote::transport::Transport::start(
-                &system.shared,
-                listening.listener,
-                listening.secret,
-            )
-            .map_err(|error| crate::remote::RemoteError::Bind {
-                address: system.address().to_string(),
-                reason: error.to_string(),
-            })?;
-            let _ = system.shared.transport.set(transport);
-        }
-        Ok(system)
-    }
-}
 
 /// An actor system: the root of a tree of actors, with a `/user` guardian above
 /// everything spawned with [`ActorSystem::spawn`] and a `/system` guardian above the
@@ -330,11 +140,7 @@ impl ActorSystem {
 
     /// A builder for a system named `name`.
     pub fn builder(name: &str) -> ActorSystemBuilder {
-        ActorSystemBuilder {
-            settings: Settings::new(name),
-            registry: None,
-            remote: None,
-        }
+        ActorSystemBuilder::new(name)
     }
 
     fn shared_for(
@@ -421,7 +227,7 @@ impl ActorSystem {
     }
 
     /// Deliver a frame that came from `peer`: the receiving half of a link (S37).
-    /// The frame's length prefix is checked against [`WireLimits::max_frame`]
+    /// The frame's length prefix is checked against [`WireLimits::max_frame`](crate::wire::WireLimits::max_frame)
     /// before anything else is read; its key is looked up in the system's registry;
     /// the recipient is found by path and incarnation, and the payload decoded into
     /// its protocol.
@@ -718,7 +524,7 @@ impl fmt::Debug for ActorSystem {
 
 impl SystemShared {
     pub(crate) fn name(&self) -> &str {
-        &self.settings.name
+        self.settings.name()
     }
 
     pub(crate) fn runtime(&self) -> Option<&Handle> {
@@ -765,7 +571,7 @@ impl SystemShared {
     /// Whether pending asks and running timers are counted: a plain field, fixed
     /// when the system was built.
     pub(crate) fn tracks_leaks(&self) -> bool {
-        self.settings.track_leaks
+        self.settings.tracks_leaks()
     }
 
     /// Called only when [`tracks_leaks`](Self::tracks_leaks).
@@ -775,102 +581,6 @@ impl SystemShared {
 
     pub(crate) fn timer_stopped(&self) {
         self.live_timers.fetch_sub(1, Ordering::AcqRel);
-    }
-
-    /// `/system/promises`.
-    /// What frames from a peer are held to.
-    pub(crate) fn wire_limits(&self) -> WireLimits {
-        self.settings.wire_limits
-    }
-
-    /// The links to other systems, when the system has remote settings.
-    pub(crate) fn transport(&self) -> Option<&Arc<crate::remote::transport::Transport>> {
-        self.transport.get()
-    }
-
-    /// The system's address.
-    pub(crate) fn address(&self) -> &Address {
-        &self.address
-    }
-
-    /// Export the promise `uid`, whose ref is being serialized.
-    pub(crate) fn export_promise(&self, uid: u64, promise: Arc<dyn AnyCell>) {
-        if self.is_terminating() {
-            // No answer can come back any more; holding it would keep the system.
-            return;
-        }
-        self.exported
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .insert(uid, promise);
-    }
-
-    /// The live actor cached for a frame's `path`.
-    pub(crate) fn cached_route(&self, path: &str) -> Option<AnyActorRef> {
-        self.routes
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .get(path)
-    }
-
-    /// Cache the actor a frame's `path` led to.
-    pub(crate) fn cache_route(&self, path: &str, actor: &AnyActorRef) {
-        if self.is_terminating() {
-            return;
-        }
-        self.routes
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .insert(path, actor);
-    }
-
-    /// Let go of every exported promise and cached route: the system has
-    /// terminated, and each holds the system.
-    pub(crate) fn forget_exported(&self) {
-        // The port is free again once the system has terminated.
-        if let Some(transport) = self.transport.get() {
-            transport.stop();
-        }
-        let routes = std::mem::take(
-            &mut *self
-                .routes
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()),
-        );
-        drop(routes);
-        let exported = std::mem::take(
-            &mut *self
-                .exported
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()),
-        );
-        drop(exported);
-    }
-
-    /// The promise exported under `uid`, while it waits.
-    pub(crate) fn exported_promise(&self, uid: u64) -> Option<AnyActorRef> {
-        self.exported
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .get(uid)
-    }
-
-    /// The wire keys this system decodes.
-    pub(crate) fn wire_registry(&self) -> &Registry {
-        &self.registry
-    }
-
-    /// The path `/` of this system.
-    pub(crate) fn root_path(&self) -> ActorPath {
-        ActorPath::root(self.address.clone())
-    }
-
-    /// The guardian `user` or `system`, while the system runs.
-    pub(crate) fn guardian_named(&self, name: &str) -> Option<AnyActorRef> {
-        self.guardian(|guardians| match name {
-            "user" => guardians.user.clone(),
-            _ => guardians.system.clone(),
-        })
     }
 
     pub(crate) fn promises_path(&self) -> &ActorPath {
@@ -927,11 +637,9 @@ impl SystemShared {
         recipient: &ActorPath,
         reason: DeadLetterReason,
     ) {
-        if self.dead_letters_wanted() {
-            let letter = DeadLetter::new(message.into_payload(), recipient.clone(), reason);
-            tracing::debug!(%letter, "dead letter");
-            self.events.publish(letter);
-        }
+        self.publish_dead_letter(|| {
+            DeadLetter::new(message.into_payload(), recipient.clone(), reason)
+        });
     }
 
     /// Publish a dead letter for a message already type-erased.
@@ -941,11 +649,7 @@ impl SystemShared {
         recipient: &ActorPath,
         reason: DeadLetterReason,
     ) {
-        if self.dead_letters_wanted() {
-            let letter = DeadLetter::new(message, recipient.clone(), reason);
-            tracing::debug!(%letter, "dead letter");
-            self.events.publish(letter);
-        }
+        self.publish_dead_letter(|| DeadLetter::new(message, recipient.clone(), reason));
     }
 
     /// Publish a dead letter for a message whose value is gone.
@@ -955,8 +659,15 @@ impl SystemShared {
         recipient: &ActorPath,
         reason: DeadLetterReason,
     ) {
+        self.publish_dead_letter(|| {
+            DeadLetter::without_value(message_type, recipient.clone(), reason)
+        });
+    }
+
+    /// Build, log and publish a dead letter, when anyone would see it.
+    fn publish_dead_letter(&self, letter: impl FnOnce() -> DeadLetter) {
         if self.dead_letters_wanted() {
-            let letter = DeadLetter::without_value(message_type, recipient.clone(), reason);
+            let letter = letter();
             tracing::debug!(%letter, "dead letter");
             self.events.publish(letter);
         }

@@ -38,7 +38,7 @@ impl SystemShared {
         let now = tokio::time::Instant::now();
         // A timeout too large to add to the clock means no deadline at all.
         let deadline = now
-            .checked_add(self.settings.shutdown_timeout)
+            .checked_add(self.settings.shutdown_timeout())
             .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 100));
         let stop_both = async {
             guardians.user.request_stop();
@@ -52,7 +52,7 @@ impl SystemShared {
             .is_err()
         {
             tracing::warn!(
-                timeout = ?self.settings.shutdown_timeout,
+                timeout = ?self.settings.shutdown_timeout(),
                 "the actor tree did not stop within the shutdown timeout; cancelling the actors still in a handler"
             );
             let mut cancelled = Vec::new();
@@ -92,7 +92,7 @@ impl SystemShared {
         *self.guardians() = None;
         // The exported promises hold the system (each cell does): let go of them,
         // or the system would never be freed.
-        self.forget_exported();
+        self.release_links();
     }
 }
 

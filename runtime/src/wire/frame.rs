@@ -50,7 +50,7 @@ const PREFIX: usize = 4;
 /// # Errors
 ///
 /// [`WireProblem::FrameTooLarge`] when the frame would be over `limits.max_frame`
-/// (nobody would accept it), or [`WireProblem::UnreadableHeader`] when the header
+/// (nobody would accept it), or [`WireProblem::Unencodable`] when the header
 /// cannot be encoded.
 pub fn encode_frame(
     header: &FrameHeader<'_>,
@@ -69,7 +69,7 @@ pub fn encode_frame(
 /// # Errors
 ///
 /// As [`encode_frame`]; a message serde cannot encode is
-/// [`WireProblem::Undecodable`] (naming its key).
+/// [`WireProblem::Unencodable`] (naming its key).
 pub fn encode_message_frame<M: crate::wire::WireMessage>(
     header: &FrameHeader<'_>,
     message: &M,
@@ -77,7 +77,7 @@ pub fn encode_message_frame<M: crate::wire::WireMessage>(
 ) -> Result<Vec<u8>, WireProblem> {
     // Room for a typical message; a larger one grows the buffer once or twice.
     let frame = header_buffer(header, 240)?;
-    let frame = postcard::to_extend(message, frame).map_err(|error| WireProblem::Undecodable {
+    let frame = postcard::to_extend(message, frame).map_err(|error| WireProblem::Unencodable {
         key: header.key.to_owned(),
         error: error.to_string(),
     })?;
@@ -96,8 +96,10 @@ fn header_buffer(header: &FrameHeader<'_>, payload: usize) -> Result<Vec<u8>, Wi
         + payload;
     let mut frame = Vec::with_capacity(estimate);
     frame.extend_from_slice(&[0; PREFIX]);
-    postcard::to_extend(header, frame)
-        .map_err(|error| WireProblem::UnreadableHeader(error.to_string()))
+    postcard::to_extend(header, frame).map_err(|error| WireProblem::Unencodable {
+        key: header.key.to_owned(),
+        error: error.to_string(),
+    })
 }
 
 /// Write the length prefix of `frame`, checked against the limit.

@@ -115,6 +115,13 @@ pub enum WireProblem {
         /// What the decoder said.
         error: String,
     },
+    /// A message (or a header) this side could not encode: serde refused it.
+    Unencodable {
+        /// The key.
+        key: String,
+        /// What the encoder said.
+        error: String,
+    },
     /// The payload decoded, and bytes were left after it.
     TrailingBytes {
         /// The key.
@@ -162,6 +169,9 @@ impl fmt::Display for WireProblem {
             Self::UnknownKey(key) => write!(f, "the wire key {key:?} is not registered here"),
             Self::Undecodable { key, error } => {
                 write!(f, "the payload does not decode as {key:?}: {error}")
+            }
+            Self::Unencodable { key, error } => {
+                write!(f, "a {key:?} message could not be encoded: {error}")
             }
             Self::TrailingBytes { key, left } => {
                 write!(f, "{left} bytes were left after the {key:?} payload")

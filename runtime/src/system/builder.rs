@@ -1,0 +1,213 @@
+//! The settings of a system and the builder that checks them.
+
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+
+use super::ActorSystem;
+use crate::actor::Address;
+use crate::error::SystemError;
+use crate::wire::{Registry, WireLimits};
+
+/// The settings of an actor system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    name: String,
+    shutdown_timeout: Duration,
+    track_leaks: bool,
+    wire_limits: WireLimits,
+}
+
+impl Settings {
+    /// How long `terminate()` lets the whole tree take before it cancels what is left.
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// Whether a system counts pending asks and running timers unless told: in debug
+    /// builds (`debug_assertions`) it does, in release builds it does not.
+    pub const DEFAULT_TRACK_LEAKS: bool = cfg!(debug_assertions);
+
+    pub(super) fn new(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+            track_leaks: Self::DEFAULT_TRACK_LEAKS,
+            wire_limits: WireLimits::DEFAULT,
+        }
+    }
+
+    /// What frames from a peer are held to.
+    pub fn wire_limits(&self) -> &WireLimits {
+        &self.wire_limits
+    }
+
+    /// The system's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The deadline the whole tree races when the system terminates.
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.shutdown_timeout
+    }
+
+    /// Whether the system counts its pending asks and running timers, for the
+    /// testkit's [`LeakReport`](crate::testkit::LeakReport); see
+    /// [`ActorSystemBuilder::track_leaks`].
+    pub fn tracks_leaks(&self) -> bool {
+        self.track_leaks
+    }
+}
+
+/// Builds an [`ActorSystem`] with settings other than the defaults.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), tapio::SystemError> {
+/// use std::time::Duration;
+/// let system = tapio::ActorSystem::builder("orders")
+///     .shutdown_timeout(Duration::from_secs(2))
+///     .build()?;
+/// assert_eq!(system.settings().shutdown_timeout(), Duration::from_secs(2));
+/// # system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ActorSystemBuilder {
+    settings: Settings,
+    registry: Option<Registry>,
+    remote: Option<crate::remote::RemoteSettings>,
+}
+
+impl ActorSystemBuilder {
+    /// A builder of a system named `name`, with the default settings.
+    pub(super) fn new(name: &str) -> Self {
+        Self {
+            settings: Settings::new(name),
+            registry: None,
+            remote: None,
+        }
+    }
+
+    /// The deadline for the whole tree when the system terminates (default 5 s).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Count the asks still waiting for an answer and the timers still running, so
+    /// that a [`LeakReport`](crate::testkit::LeakReport) can name them after
+    /// termination. Default: [`Settings::DEFAULT_TRACK_LEAKS`], on in debug builds
+    /// and off in release builds, where the count would cost every ask and every
+    /// timer writes to a counter all threads share. `#[tapio::test]` and
+    /// [`TestConfig`](crate::testkit::TestConfig) always turn it on. A system that
+    /// does not track says so in its report rather than report zero. Live actors
+    /// are counted either way ([`ActorSystem::live_actors`]).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tapio::SystemError> {
+    /// let system = tapio::ActorSystem::builder("counted").track_leaks(true).build()?;
+    /// assert!(system.settings().tracks_leaks());
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn track_leaks(mut self, track: bool) -> Self {
+        self.settings.track_leaks = track;
+        self
+    }
+
+    /// What frames from a peer are held to (default [`WireLimits::DEFAULT`]).
+    pub fn wire_limits(mut self, limits: WireLimits) -> Self {
+        self.settings.wire_limits = limits;
+        self
+    }
+
+    /// The wire keys this system decodes, listed by hand. Without it, the system
+    /// decodes every type `#[message(remote)]` registered in the binary.
+    pub fn wire_registry(mut self, registry: Registry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Listen for links from other systems (S38): the port is bound while the
+    /// system is built, so [`ActorSystem::address`] carries the host and the port
+    /// bound (the OS's pick for port 0) before any ref is handed out.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tapio::SystemError> {
+    /// use tapio::remote::RemoteSettings;
+    ///
+    /// let system = tapio::ActorSystem::builder("node")
+    ///     .remote(RemoteSettings::loopback())
+    ///     .build()?;
+    /// let (host, port) = system.address().host_port().expect("listening");
+    /// assert_eq!(host, "127.0.0.1");
+    /// assert_ne!(port, 0);
+    /// # system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn remote(mut self, settings: crate::remote::RemoteSettings) -> Self {
+        self.remote = Some(settings);
+        self
+    }
+
+    /// Build the system, on the tokio runtime this is called in.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::NoRuntime`] outside a tokio runtime,
+    /// [`SystemError::InvalidName`] for a name that is not letters, digits, `-` or
+    /// `_`, and [`SystemError::InvalidSetting`] for a zero shutdown timeout.
+    pub fn build(self) -> Result<ActorSystem, SystemError> {
+        let settings = self.settings;
+        let name_ok = !settings.name.is_empty()
+            && settings
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !name_ok {
+            return Err(SystemError::InvalidName {
+                name: settings.name,
+            });
+        }
+        if settings.shutdown_timeout.is_zero() {
+            return Err(SystemError::InvalidSetting {
+                setting: "shutdown_timeout",
+                reason: "it is zero, so no actor would get to stop: give it a duration".into(),
+            });
+        }
+        let registry = match self.registry {
+            Some(registry) => registry,
+            None => Registry::linked()?,
+        };
+        let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
+        let (address, listening) = match &self.remote {
+            Some(remote) => {
+                let listening = remote.listen()?;
+                (
+                    Address::remote(&settings.name, remote.host(), listening.port),
+                    Some(listening),
+                )
+            }
+            None => (Address::local(&settings.name), None),
+        };
+        let system = ActorSystem::start(settings, address, registry, runtime);
+        if let Some(listening) = listening {
+            let transport = crate::remote::transport::Transport::start(
+                &system.shared,
+                listening.listener,
+                listening.secret,
+            )
+            .map_err(|error| crate::remote::RemoteError::Bind {
+                address: system.address().to_string(),
+                reason: error.to_string(),
+            })?;
+            let _ = system.shared.transport.set(transport);
+        }
+        Ok(system)
+    }
+}
