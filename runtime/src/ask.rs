@@ -218,31 +218,17 @@ impl<R: Message> Ask<R> {
         }
         sleep.as_mut().reset(start + timeout);
         let target = &self.target;
-        let target_ended = async {
-            if target.is_remote() {
-                // Another system's actor: its end would come over the link, which
-                // does not carry watches yet; the deadline decides.
-                std::future::pending::<()>().await;
-            }
-            let Some(end) = target.end_notice() else {
-                return;
-            };
-            let notified = end.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            // An end between taking the notice and enabling it would not wake us.
-            if target.has_ended() {
-                return;
-            }
-            notified.await;
-        };
+        // For another system's actor, the end of the session with its system: the
+        // peer was given up on, or its system stopped (S44).
+        let remote = target.is_remote();
         let mut answer = &mut self.answer;
         tokio::select! {
             biased;
             received = &mut answer => self.received(received),
-            () = target_ended => match answer.try_recv() {
+            () = target.ended() => match answer.try_recv() {
                 // The target ended; an answer may have made it out just before.
                 Ok(answer) => Self::settled(&self.target, answer),
+                Err(_) if remote => Err(AskError::Unreachable { target: path() }),
                 Err(_) => Err(AskError::TargetTerminated { target: path() }),
             },
             () = &mut sleep => timed_out(answer),

@@ -131,6 +131,10 @@ impl Effects {
     pub(crate) fn watch(&self, me: &AnyActorRef, target: &AnyActorRef) {
         match self {
             Effects::Live => {
+                if let Some(remote) = target.remote_slot() {
+                    remote.watch(me, target);
+                    return;
+                }
                 if let Err(SystemMessage::Watch(_)) =
                     target.send_system(SystemMessage::Watch(me.clone()))
                 {
@@ -145,6 +149,10 @@ impl Effects {
     pub(crate) fn unwatch(&self, me: &AnyActorRef, target: &AnyActorRef) {
         match self {
             Effects::Live => {
+                if let Some(remote) = target.remote_slot() {
+                    remote.unwatch(me, target);
+                    return;
+                }
                 let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
             }
             Effects::Recorded(recorder) => recorder.unwatched(target),

@@ -99,6 +99,10 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
     /// Whether this is an ask's promise whose asker still waits.
     fn awaits_answer(&self) -> bool;
 
+    /// For a ref to an actor of another system, where it lives and the association
+    /// that reaches it.
+    fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>>;
+
     /// Decode a payload from a peer into the target's protocol and deliver it.
     fn deliver_wire(
         &self,
@@ -225,8 +229,13 @@ impl<P: Message> AnyCell for LocalCell<P> {
 
     fn has_ended(&self) -> bool {
         if self.core.lane().is_remote() {
-            // Another system's actor: its end is not known here.
-            return false;
+            // Another system's actor: its end is known here as a watch's
+            // `Terminated`; a ref whose session ended names nothing any more.
+            return self
+                .user
+                .remote_slot()
+                .and_then(|slot| slot.association.clone())
+                .is_none_or(|association| association.session().ended().is_some());
         }
         match self.owner() {
             Some(owner) => owner.has_ended(),
@@ -246,8 +255,15 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn watchable(&self) -> bool {
-        // A ref to another system's actor would be watched over the link.
-        !self.core.is_adapter() && !self.core.lane().is_remote()
+        // A ref to another system's actor is watched over the link.
+        !self.core.is_adapter()
+    }
+
+    fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
+        if !self.core.lane().is_remote() {
+            return None;
+        }
+        self.user.remote_slot()
     }
 
     fn owner(&self) -> Option<AnyActorRef> {
@@ -552,6 +568,35 @@ impl AnyActorRef {
     /// Something to wait on for the target's end (see [`AnyCell::end_notice`]).
     pub(crate) fn end_notice(&self) -> Option<Arc<Notify>> {
         self.cell.end_notice()
+    }
+
+    /// Wait until the target has ended (at once if it has). For a ref to another
+    /// system's actor, until its session has: its end arrives as a watch's
+    /// `Terminated`, not here.
+    pub(crate) async fn ended(&self) {
+        if let Some(slot) = self.remote_slot() {
+            if let Some(association) = &slot.association {
+                association.session().wait_end().await;
+            }
+            return;
+        }
+        let Some(end) = self.end_notice() else {
+            return;
+        };
+        let notified = end.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        // An end between taking the notice and enabling it would not wake us.
+        if self.has_ended() {
+            return;
+        }
+        notified.await;
+    }
+
+    /// For a ref to an actor of another system, where it lives and the association
+    /// that reaches it.
+    pub(crate) fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
+        self.cell.remote_slot()
     }
 
     /// Whether a watch of the target can be kept (not for a message adapter).

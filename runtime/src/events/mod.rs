@@ -579,6 +579,20 @@ pub enum DeadLetterReason {
         /// The system the recipient lives in.
         peer: crate::Address,
     },
+    /// Sent to an actor of another system whose address is quarantined: the
+    /// failure detector gave up on it (S42). Nothing dials it until
+    /// `clear_quarantine`.
+    Quarantined {
+        /// The system the recipient lives in.
+        peer: crate::Address,
+    },
+    /// Sent through a ref bound to a session with another system that has ended
+    /// (its system stopped, or it was quarantined and the quarantine cleared since):
+    /// resolve the ref again (S43).
+    SessionEnded {
+        /// The system the recipient lives in.
+        peer: crate::Address,
+    },
     /// Sent to an actor of another system while the outbound queue to it was full.
     OutboundFull {
         /// The system the recipient lives in.
@@ -619,6 +633,12 @@ impl fmt::Display for DeadLetterReason {
             }
             Self::ConnectionLost { peer } => {
                 return write!(f, "the connection to {peer} broke before it was sent");
+            }
+            Self::Quarantined { peer } => {
+                return write!(f, "{peer} is quarantined: nothing is sent there until `clear_quarantine`");
+            }
+            Self::SessionEnded { peer } => {
+                return write!(f, "the ref names a session with {peer} that has ended: resolve it again");
             }
             Self::OutboundFull { peer } => {
                 return write!(f, "the outbound buffer to {peer} was full");

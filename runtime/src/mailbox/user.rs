@@ -55,12 +55,13 @@ enum Lane<P: Message> {
     Actor(Queue<P>),
     Answer(AnswerSlot<P>),
     Adapter(AdapterSlot<P>),
-    Remote(Box<RemoteSlot>),
+    Remote(Arc<RemoteSlot>),
 }
 
 /// The lane of a ref to an actor of another system: what is told to it is encoded
-/// and queued on the link to that system. With no transport (a system without
-/// remote settings), every message is a dead letter that names the peer.
+/// and queued on the association with that system, in the session the ref was
+/// resolved in. With no transport (a system without remote settings), every
+/// message is a dead letter that names the peer.
 pub(crate) struct RemoteSlot {
     /// The system the actor lives in.
     pub(crate) peer: crate::actor::Address,
@@ -70,6 +71,9 @@ pub(crate) struct RemoteSlot {
     pub(crate) uid: u64,
     /// This system, whose links carry the frames.
     pub(crate) system: std::sync::Weak<SystemShared>,
+    /// The association (and so the session) the ref is bound to; `None` without a
+    /// transport.
+    pub(crate) association: Option<Arc<crate::remote::association::Association>>,
 }
 
 /// A message adapter's lane: what is told to it goes on to its owner.
@@ -180,7 +184,15 @@ impl<P: Message> UserLane<P> {
 
     /// The lane of a ref to an actor of another system.
     pub(crate) fn remote(slot: RemoteSlot) -> Self {
-        Self::from(Lane::Remote(Box::new(slot)))
+        Self::from(Lane::Remote(Arc::new(slot)))
+    }
+
+    /// The slot, for a ref to an actor of another system.
+    pub(crate) fn remote_slot(&self) -> Option<Arc<RemoteSlot>> {
+        match &*self.lock() {
+            Lane::Remote(slot) => Some(slot.clone()),
+            _ => None,
+        }
     }
 
     /// The owner, for a message adapter's lane.
@@ -471,6 +483,32 @@ fn message_type<P: Message>(message: &P) -> &'static str {
 }
 
 impl RemoteSlot {
+    /// `watcher` watches this ref's actor, over the link (S41); without a link, it
+    /// hears `Terminated` at once, as for an actor that has stopped.
+    pub(crate) fn watch(
+        &self,
+        watcher: &crate::actor::AnyActorRef,
+        me: &crate::actor::AnyActorRef,
+    ) {
+        match &self.association {
+            Some(association) => association.watch(watcher, me, &self.path, self.uid),
+            None => {
+                let _ = watcher.send_system(crate::mailbox::SystemMessage::Terminated(me.clone()));
+            }
+        }
+    }
+
+    /// `watcher` no longer watches this ref's actor.
+    pub(crate) fn unwatch(
+        &self,
+        watcher: &crate::actor::AnyActorRef,
+        me: &crate::actor::AnyActorRef,
+    ) {
+        if let Some(association) = &self.association {
+            association.unwatch(watcher, me, &self.path, self.uid);
+        }
+    }
+
     /// Why a message to this peer goes nowhere.
     fn no_link(&self) -> DeadLetterReason {
         DeadLetterReason::NoLink {
@@ -486,9 +524,13 @@ impl RemoteSlot {
         let Some(system) = self.system.upgrade() else {
             return Sent::Unwanted(message, self.no_link());
         };
-        let Some(transport) = system.transport() else {
+        let Some(association) = &self.association else {
             return Sent::Unwanted(message, self.no_link());
         };
+        if let Some(end) = association.session().ended() {
+            let why = crate::remote::association::NotSent::Ended(end);
+            return Sent::Unwanted(message, why.reason(&self.peer));
+        }
         let encoded = match message.encode_wire() {
             Some(Ok(encoded)) => encoded,
             Some(Err(error)) => {
@@ -518,20 +560,9 @@ impl RemoteSlot {
                     );
                 }
             };
-        match transport.send(&system, &self.peer, frame) {
+        match association.send(frame, true) {
             Ok(()) => Sent::Queued,
-            Err(crate::remote::transport::NotSent::Full) => Sent::Unwanted(
-                message,
-                DeadLetterReason::OutboundFull {
-                    peer: self.peer.clone(),
-                },
-            ),
-            Err(crate::remote::transport::NotSent::Closed) => Sent::Unwanted(
-                message,
-                DeadLetterReason::Unreachable {
-                    peer: self.peer.clone(),
-                },
-            ),
+            Err(not_sent) => Sent::Unwanted(message, not_sent.reason(&self.peer)),
         }
     }
 }

@@ -24,11 +24,18 @@
 #![doc = ""]
 #![doc = include_str!("../../../docs/remoting.md")]
 
+pub(crate) mod association;
+pub(crate) mod detector;
 mod handshake;
+pub(crate) mod link;
 pub(crate) mod transport;
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
+use std::time::Duration;
+
+use crate::actor::Address;
+use crate::system::ActorSystem;
 
 pub use self::handshake::{HANDSHAKE_LIMIT, HandshakeError, PROTOCOL_VERSION};
 
@@ -41,9 +48,19 @@ pub struct RemoteSettings {
     host: String,
     port: u16,
     secret: Option<Vec<u8>>,
+    heartbeat_interval: Duration,
+    unreachable_after: Duration,
 }
 
 impl RemoteSettings {
+    /// How often an association heartbeats unless told: every second.
+    pub const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
+
+    /// How long a silence gives a peer up unless told: ten seconds, long enough
+    /// for a garbage-collection pause or a busy network, short enough that a
+    /// watcher hears of a dead node while it still matters.
+    pub const DEFAULT_UNREACHABLE_AFTER: Duration = Duration::from_secs(10);
+
     /// Listen on `127.0.0.1`, on a port the OS picks: the one place that needs no
     /// secret.
     pub fn loopback() -> Self {
@@ -56,7 +73,29 @@ impl RemoteSettings {
             host: host.into(),
             port,
             secret: None,
+            heartbeat_interval: Self::DEFAULT_HEARTBEAT_INTERVAL,
+            unreachable_after: Self::DEFAULT_UNREACHABLE_AFTER,
         }
+    }
+
+    /// How often each association sends a heartbeat (default
+    /// [`DEFAULT_HEARTBEAT_INTERVAL`](Self::DEFAULT_HEARTBEAT_INTERVAL)); it must
+    /// be shorter than [`unreachable_after`](Self::unreachable_after).
+    #[must_use]
+    pub fn heartbeat_interval(mut self, interval: Duration) -> Self {
+        self.heartbeat_interval = interval;
+        self
+    }
+
+    /// How long nothing may arrive from a peer before it is given up on (S42):
+    /// every watcher of its actors hears `Terminated`, its asks fail,
+    /// [`PeerUnreachable`] is published and its address is quarantined. Default
+    /// [`DEFAULT_UNREACHABLE_AFTER`](Self::DEFAULT_UNREACHABLE_AFTER). A frame from
+    /// a peer must also arrive whole within it.
+    #[must_use]
+    pub fn unreachable_after(mut self, after: Duration) -> Self {
+        self.unreachable_after = after;
+        self
     }
 
     /// The secret both ends of every link must know (at least [`MIN_SECRET_LEN`]
@@ -64,6 +103,12 @@ impl RemoteSettings {
     #[must_use]
     pub fn secret(mut self, secret: impl Into<Vec<u8>>) -> Self {
         self.secret = Some(secret.into());
+        self
+    }
+
+    /// The same settings on `port`.
+    pub(crate) fn on_port(mut self, port: u16) -> Self {
+        self.port = port;
         self
     }
 
@@ -88,6 +133,12 @@ impl RemoteSettings {
             && secret.len() < MIN_SECRET_LEN
         {
             return Err(RemoteError::SecretTooShort { len: secret.len() });
+        }
+        if self.heartbeat_interval.is_zero() || self.heartbeat_interval >= self.unreachable_after {
+            return Err(RemoteError::Timing {
+                heartbeat: self.heartbeat_interval,
+                unreachable_after: self.unreachable_after,
+            });
         }
         let addresses: Vec<SocketAddr> = (self.host.as_str(), self.port)
             .to_socket_addrs()
@@ -119,6 +170,10 @@ impl RemoteSettings {
             listener,
             port: bound.port(),
             secret: self.secret.clone().unwrap_or_default(),
+            timing: detector::Timing {
+                heartbeat: self.heartbeat_interval,
+                unreachable_after: self.unreachable_after,
+            },
         })
     }
 }
@@ -134,6 +189,8 @@ impl fmt::Debug for RemoteSettings {
             .field("host", &self.host)
             .field("port", &self.port)
             .field("secret", &self.secret.as_ref().map(|_| "<set>"))
+            .field("heartbeat_interval", &self.heartbeat_interval)
+            .field("unreachable_after", &self.unreachable_after)
             .finish()
     }
 }
@@ -147,6 +204,8 @@ pub(crate) struct Listening {
     pub(crate) port: u16,
     /// The secret links share (empty on loopback without one).
     pub(crate) secret: Vec<u8>,
+    /// Heartbeats and the failure detector's window.
+    pub(crate) timing: detector::Timing,
 }
 
 /// Why remote settings could not be used; the system does not start.
@@ -177,6 +236,17 @@ pub enum RemoteError {
         /// What the resolver said.
         reason: String,
     },
+    /// The heartbeat interval is zero, or not shorter than the failure detector's
+    /// window.
+    #[error(
+        "a heartbeat every {heartbeat:?} with peers given up after {unreachable_after:?} of silence cannot work: the heartbeat interval must be above zero and well under `unreachable_after` (a fifth of it or less is usual)"
+    )]
+    Timing {
+        /// The heartbeat interval asked for.
+        heartbeat: Duration,
+        /// The window asked for.
+        unreachable_after: Duration,
+    },
     /// Binding failed (the port is taken, or not ours to take).
     #[error("cannot bind {address}: {reason}; pick another port, or 0 to let the OS pick")]
     Bind {
@@ -185,4 +255,85 @@ pub enum RemoteError {
         /// What the OS said.
         reason: String,
     },
+}
+
+/// Published on the event stream when a peer is given up on (S42): nothing arrived
+/// from it for `unreachable_after`. Every watcher of its actors has heard
+/// `Terminated`; when `quarantined`, its address is quarantined until
+/// [`ActorSystem::clear_quarantine`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerUnreachable {
+    /// The peer's address.
+    pub peer: Address,
+    /// Whether its address is now quarantined.
+    pub quarantined: bool,
+}
+
+/// Why [`ActorSystem::reconnect`] did not link.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinkError {
+    /// The system has no remote settings, so it has no links.
+    #[error(
+        "this system has no links: build it with `ActorSystemBuilder::remote(RemoteSettings::..)`"
+    )]
+    NotRemote,
+    /// The peer is quarantined here.
+    #[error(
+        "{peer} is quarantined: call `clear_quarantine` first (and make sure the peer has cleared this system's quarantine too)"
+    )]
+    Quarantined {
+        /// The peer.
+        peer: Address,
+    },
+    /// The system is terminating.
+    #[error("the system is terminating: it makes no new links")]
+    Terminating,
+    /// The dial or the handshake failed.
+    #[error("cannot link to {peer}: {reason}")]
+    Failed {
+        /// The peer.
+        peer: Address,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl ActorSystem {
+    /// Whether `peer` is quarantined: given up on by the failure detector, so that
+    /// sends to it dead-letter and nothing dials it.
+    pub fn is_quarantined(&self, peer: &Address) -> bool {
+        self.shared()
+            .transport()
+            .is_some_and(|transport| transport.is_quarantined(peer))
+    }
+
+    /// Lift the quarantine of `peer` (S43); says whether it was quarantined. Refs
+    /// resolved before the quarantine stay bound to the session that ended: resolve
+    /// them again. Nothing is dialled until something is sent, or until
+    /// [`reconnect`](Self::reconnect).
+    pub fn clear_quarantine(&self, peer: &Address) -> bool {
+        self.shared()
+            .transport()
+            .is_some_and(|transport| transport.clear_quarantine(peer))
+    }
+
+    /// Dial `peer` now, and return once the link is up (S43): after
+    /// [`clear_quarantine`](Self::clear_quarantine) on both sides, this starts a
+    /// new session.
+    ///
+    /// # Errors
+    ///
+    /// [`LinkError::Quarantined`] while `peer` is quarantined here,
+    /// [`LinkError::Failed`] when it cannot be reached or refuses the link (it may
+    /// still have this system quarantined), [`LinkError::NotRemote`] and
+    /// [`LinkError::Terminating`] when this system cannot link.
+    pub async fn reconnect(&self, peer: &Address) -> Result<(), LinkError> {
+        let transport = self
+            .shared()
+            .transport()
+            .ok_or(LinkError::NotRemote)?
+            .clone();
+        transport.reconnect(peer).await
+    }
 }

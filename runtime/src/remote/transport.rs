@@ -1,28 +1,41 @@
-//! Links between systems over TCP: the accept loop, one outbound connection per
-//! peer dialled on first use, the handshake on both, and frames in both directions.
+//! Links between systems over TCP: the accept loop, one association per peer (see
+//! `association`), the connection each system dials to a peer for what it sends,
+//! the handshake on both, and frames in both directions.
 //!
-//! An association with a peer is the connection this system dialled (what it sends
-//! travels there, in order, through a bounded outbound queue) and the connection
-//! the peer dialled (what it sends arrives there, into `deliver_frame`). Two systems
-//! that dial each other at once end with one association each way, not two: each
-//! sends only over the connection it dialled.
+//! Each system sends over the connection it dialled, and reads what the peer sends
+//! on the connection the peer dialled: two systems that dial each other at once
+//! end with one association each, and each direction keeps its order. A system
+//! that was dialled dials back (its heartbeats need a way to the peer), so a linked
+//! pair holds two TCP connections, one per direction.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
 use crate::actor::Address;
 use crate::events::DeadLetterReason;
+use crate::remote::association::{
+    Association, Frame, LinkStatus, Outbound, SessionEnd, control, control_frame,
+};
+use crate::remote::detector::Timing;
 use crate::remote::handshake;
+use crate::remote::link::{LinkFaults, Verdict};
+use crate::remote::{LinkError, PeerUnreachable};
 use crate::system::SystemShared;
+use crate::wire::{WireLimits, WireProblem};
 
-/// How long a handshake may take, from connect to the last message.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a handshake may take, from connect to the listener's verdict.
+pub(crate) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a terminating system waits for its notices to peers to be written.
+const LEAVE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The size of a connection's read and write buffers.
 const BUFFER: usize = 64 * 1024;
@@ -34,18 +47,19 @@ pub(crate) const OUTBOUND_CAPACITY: usize = 1024;
 pub(crate) struct Transport {
     me: Address,
     secret: Vec<u8>,
-    /// The queue to each peer's outbound connection.
-    outbound: Mutex<HashMap<Address, mpsc::Sender<Vec<u8>>>>,
-    /// The tasks to stop when the system terminates.
+    timing: Timing,
+    system: Weak<SystemShared>,
+    associations: Mutex<HashMap<Address, Arc<Association>>>,
+    /// The faults injected toward each peer; kept across its associations.
+    faults: Mutex<HashMap<Address, Arc<LinkFaults>>>,
+    /// Every task of the links, stopped when the system terminates.
     tasks: Mutex<Vec<AbortHandle>>,
+    /// Set when the system leaves: nothing more is sent.
+    closing: AtomicBool,
 }
 
-/// Why a frame for a peer was not queued.
-pub(crate) enum NotSent {
-    /// The outbound queue is full.
-    Full,
-    /// The system is terminating.
-    Closed,
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Transport {
@@ -54,226 +68,531 @@ impl Transport {
         system: &Arc<SystemShared>,
         listener: std::net::TcpListener,
         secret: Vec<u8>,
+        timing: Timing,
     ) -> std::io::Result<Arc<Self>> {
         listener.set_nonblocking(true)?;
         let listener = TcpListener::from_std(listener)?;
         let transport = Arc::new(Self {
             me: system.address().clone(),
             secret,
-            outbound: Mutex::new(HashMap::new()),
+            timing,
+            system: Arc::downgrade(system),
+            associations: Mutex::new(HashMap::new()),
+            faults: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
+            closing: AtomicBool::new(false),
         });
-        let accepting = tokio::spawn(accept_loop(
-            listener,
-            Arc::downgrade(system),
-            Arc::downgrade(&transport),
-        ));
-        transport.keep(accepting.abort_handle());
+        transport.spawn(accept_loop(listener, Arc::downgrade(&transport)));
         Ok(transport)
     }
 
+    /// Run `task` as one of the links' tasks.
+    pub(crate) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) -> AbortHandle {
+        let handle = tokio::spawn(task).abort_handle();
+        self.keep(handle.clone());
+        handle
+    }
+
     fn keep(&self, task: AbortHandle) {
-        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
-        tasks.retain(|task| !task.is_finished());
+        let mut tasks = locked(&self.tasks);
+        if tasks.len() >= 64 {
+            tasks.retain(|task| !task.is_finished());
+        }
         tasks.push(task);
     }
 
-    /// Queue `frame` for `peer`, dialling it first if there is no connection yet.
-    pub(crate) fn send(
-        self: &Arc<Self>,
-        system: &Arc<SystemShared>,
-        peer: &Address,
-        frame: Vec<u8>,
-    ) -> Result<(), NotSent> {
-        if system.is_terminating() {
-            return Err(NotSent::Closed);
-        }
-        let mut outbound = self.outbound.lock().unwrap_or_else(|p| p.into_inner());
-        let queue = outbound.entry(peer.clone()).or_insert_with(|| {
-            let (queue, frames) = mpsc::channel(OUTBOUND_CAPACITY);
-            let task = tokio::spawn(dial(
-                peer.clone(),
-                frames,
-                Arc::downgrade(system),
-                Arc::downgrade(self),
-            ));
-            self.keep(task.abort_handle());
-            queue
-        });
-        queue.try_send(frame).map_err(|error| match error {
-            mpsc::error::TrySendError::Full(_) => NotSent::Full,
-            mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
-        })
+    /// How often associations heartbeat, and how long a silence gives a peer up.
+    pub(crate) fn timing(&self) -> Timing {
+        self.timing
     }
 
-    /// The connection to `peer` ended (or never came): the next send dials again.
-    fn forget(&self, peer: &Address) {
-        self.outbound
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(peer);
+    /// Whether nothing more is sent: the system is terminating.
+    pub(crate) fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
+            || self
+                .system
+                .upgrade()
+                .is_none_or(|system| system.is_terminating())
+    }
+
+    /// The association with `peer`, made (without dialling) if there is none.
+    pub(crate) fn association(self: &Arc<Self>, peer: &Address) -> Arc<Association> {
+        let mut associations = locked(&self.associations);
+        associations
+            .entry(peer.clone())
+            .or_insert_with(|| {
+                Arc::new(Association::new(
+                    peer.clone(),
+                    self.faults(peer),
+                    Arc::downgrade(self),
+                ))
+            })
+            .clone()
+    }
+
+    fn existing(&self, peer: &Address) -> Option<Arc<Association>> {
+        locked(&self.associations).get(peer).cloned()
+    }
+
+    /// The faults injected into what this system sends to `peer`.
+    pub(crate) fn faults(&self, peer: &Address) -> Arc<LinkFaults> {
+        locked(&self.faults)
+            .entry(peer.clone())
+            .or_default()
+            .clone()
+    }
+
+    /// Open a connection to `association`'s peer: its queue now, the dial behind it.
+    pub(crate) fn open(self: &Arc<Self>, association: &Arc<Association>, id: u64) -> Outbound {
+        let (queue, frames) = mpsc::channel(OUTBOUND_CAPACITY);
+        let (status, watching) = watch::channel(LinkStatus::Dialling);
+        let writer = tokio::spawn(link_out(
+            association.clone(),
+            id,
+            frames,
+            status,
+            Arc::downgrade(self),
+        ));
+        self.keep(writer.abort_handle());
+        Outbound {
+            id,
+            queue,
+            status: watching,
+            writer,
+        }
+    }
+
+    /// Give up on `peer`: quarantine its address (S42).
+    pub(crate) fn quarantine(&self, peer: &Address) {
+        let Some(association) = self.existing(peer) else {
+            return;
+        };
+        if association.end(SessionEnd::Quarantined)
+            && let Some(system) = self.system.upgrade()
+        {
+            system.events.publish(PeerUnreachable {
+                peer: peer.clone(),
+                quarantined: true,
+            });
+        }
+    }
+
+    /// `peer` said its system stops: the session ends, and the next ref resolved to
+    /// it begins a new one.
+    fn peer_left(&self, association: &Arc<Association>) {
+        tracing::debug!(peer = %association.peer(), "the peer's system is stopping");
+        association.end(SessionEnd::Left);
+        let mut associations = locked(&self.associations);
+        if associations
+            .get(association.peer())
+            .is_some_and(|current| Arc::ptr_eq(current, association))
+        {
+            associations.remove(association.peer());
+        }
+    }
+
+    /// Whether `peer` is quarantined.
+    pub(crate) fn is_quarantined(&self, peer: &Address) -> bool {
+        self.existing(peer)
+            .is_some_and(|a| a.session().ended() == Some(SessionEnd::Quarantined))
+    }
+
+    /// Lift the quarantine of `peer`; says whether it was quarantined.
+    pub(crate) fn clear_quarantine(&self, peer: &Address) -> bool {
+        let mut associations = locked(&self.associations);
+        let quarantined = associations
+            .get(peer)
+            .is_some_and(|a| a.session().ended() == Some(SessionEnd::Quarantined));
+        if quarantined {
+            associations.remove(peer);
+        }
+        quarantined
+    }
+
+    /// Dial `peer` now and wait until the link is up (S43).
+    pub(crate) async fn reconnect(self: &Arc<Self>, peer: &Address) -> Result<(), LinkError> {
+        if self.is_quarantined(peer) {
+            return Err(LinkError::Quarantined { peer: peer.clone() });
+        }
+        if self.is_closing() {
+            return Err(LinkError::Terminating);
+        }
+        let association = self.association(peer);
+        let Some(mut status) = association.link_status() else {
+            return Err(LinkError::Quarantined { peer: peer.clone() });
+        };
+        let settled = tokio::time::timeout(
+            HANDSHAKE_TIMEOUT + Duration::from_secs(1),
+            status.wait_for(|status| *status != LinkStatus::Dialling),
+        )
+        .await;
+        let failed = |reason: String| LinkError::Failed {
+            peer: peer.clone(),
+            reason,
+        };
+        match settled {
+            Ok(Ok(status)) => match &*status {
+                LinkStatus::Linked => Ok(()),
+                LinkStatus::Down(reason) => Err(failed(reason.clone())),
+                LinkStatus::Dialling => Err(failed("the dial did not settle".into())),
+            },
+            Ok(Err(_)) => Err(failed("the connection was given up".into())),
+            Err(_) => Err(failed("the handshake timed out".into())),
+        }
+    }
+
+    /// The system is terminating: tell every linked peer, and give the notices a
+    /// moment to be written. Nothing is sent after this.
+    pub(crate) async fn leave(&self) {
+        self.closing.store(true, Ordering::Release);
+        let associations: Vec<_> = locked(&self.associations).values().cloned().collect();
+        let writers: Vec<_> = associations
+            .iter()
+            .filter_map(|association| association.leave())
+            .collect();
+        let _ = tokio::time::timeout(LEAVE_TIMEOUT, async {
+            for writer in writers {
+                let _ = writer.await;
+            }
+        })
+        .await;
     }
 
     /// Stop every link: the system has terminated.
     pub(crate) fn stop(&self) {
-        self.outbound
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
-        for task in self
-            .tasks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-        {
+        self.closing.store(true, Ordering::Release);
+        let associations = std::mem::take(&mut *locked(&self.associations));
+        drop(associations);
+        for task in locked(&self.tasks).drain(..) {
             task.abort();
         }
     }
 }
 
 /// Accept links, each handshaken and then read in a task of its own.
-async fn accept_loop(
-    listener: TcpListener,
-    system: Weak<SystemShared>,
-    transport: Weak<Transport>,
-) {
+async fn accept_loop(listener: TcpListener, transport: Weak<Transport>) {
     loop {
-        let Ok((mut stream, _)) = listener.accept().await else {
+        let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
         let Some(links) = transport.upgrade() else {
             return;
         };
-        let system = system.clone();
-        let (secret, me) = (links.secret.clone(), links.me.clone());
-        let reading = tokio::spawn(async move {
-            let handshake = tokio::time::timeout(
-                HANDSHAKE_TIMEOUT,
-                handshake::accept(&mut stream, &secret, &me),
-            )
-            .await;
-            match handshake {
-                Ok(Ok(peer)) => read_frames(stream, peer, system).await,
-                Ok(Err(error)) => tracing::debug!(%error, "link refused"),
-                Err(_) => tracing::debug!("link refused: the handshake timed out"),
+        let transport = transport.clone();
+        links.spawn(async move {
+            if let Err(error) = accept(stream, transport).await {
+                tracing::debug!(%error, "link refused");
             }
         });
-        links.keep(reading.abort_handle());
     }
 }
 
-/// Read frames from `peer` and deliver them, until the connection ends. A frame
-/// that announces more than the system's limit ends the connection: what follows
-/// its prefix cannot be framed any more.
-async fn read_frames(stream: TcpStream, peer: Address, system: Weak<SystemShared>) {
+/// Handshake a connection a peer dialled, then read what it sends.
+async fn accept(mut stream: TcpStream, transport: Weak<Transport>) -> Result<(), String> {
+    let _ = stream.set_nodelay(true);
+    let (secret, me) = {
+        let links = transport.upgrade().ok_or("the system has terminated")?;
+        (links.secret.clone(), links.me.clone())
+    };
+    let peer = tokio::time::timeout(
+        HANDSHAKE_TIMEOUT,
+        handshake::accept(&mut stream, &secret, &me),
+    )
+    .await
+    .map_err(|_| "the handshake timed out".to_owned())?
+    .map_err(|error| error.to_string())?;
+    let links = transport.upgrade().ok_or("the system has terminated")?;
+    let association = links.association(&peer);
+    let quarantined = association.session().ended().is_some();
+    let verdict = if quarantined {
+        control::QUARANTINED
+    } else {
+        control::WELCOME
+    };
+    stream
+        .write_all(&control_frame(verdict, "/", 0))
+        .await
+        .map_err(|error| error.to_string())?;
+    if quarantined {
+        return Err(format!("{peer} is quarantined"));
+    }
+    association.heard();
+    // Heartbeats start, and with them the connection back to the peer.
+    association.in_use();
+    let session_end = association.session().wait_end();
+    tokio::select! {
+        () = session_end => {}
+        () = read_frames(stream, &association, &links) => {}
+    }
+    Ok(())
+}
+
+/// Read frames from the peer of `association` and deliver them, until the
+/// connection ends. A frame must arrive whole within `unreachable_after`, and so
+/// must the next one begin (heartbeats come more often): a peer that stalls is cut
+/// off. A frame that announces more than the system's limit ends the connection:
+/// what follows its prefix cannot be framed any more.
+async fn read_frames(stream: TcpStream, association: &Arc<Association>, links: &Arc<Transport>) {
+    let patience = links.timing.unreachable_after;
+    let peer = association.peer().clone();
     // Frames are read out of a buffer: many small frames cost one read.
     let mut stream = BufReader::with_capacity(BUFFER, stream);
     loop {
         let mut prefix = [0; 4];
-        if stream.read_exact(&mut prefix).await.is_err() {
-            return;
+        match tokio::time::timeout(patience, stream.read_exact(&mut prefix)).await {
+            Ok(Ok(_)) => {}
+            _ => return,
         }
-        let Some(shared) = system.upgrade() else {
+        let Some(system) = links.system.upgrade() else {
             return;
         };
-        let limits = shared.wire_limits();
+        let limits = system.wire_limits();
         let length = u32::from_be_bytes(prefix) as usize;
         if length > limits.max_frame {
             // Refused as a frame, and the connection with it.
-            let _ = crate::wire::deliver_frame(&shared, &peer, &prefix);
+            let _ = crate::wire::deliver_frame(&system, &peer, &prefix);
             return;
         }
         let mut frame = vec![0; 4 + length];
         frame[..4].copy_from_slice(&prefix);
-        if stream.read_exact(&mut frame[4..]).await.is_err() {
-            return;
+        match tokio::time::timeout(patience, stream.read_exact(&mut frame[4..])).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) => return,
+            Err(_) => {
+                tracing::debug!(%peer, "a frame did not arrive whole in time: the link is cut");
+                return;
+            }
         }
-        // Every problem is a dead letter naming the peer; the link goes on.
-        let _ = crate::wire::deliver_frame(&shared, &peer, &frame);
+        association.heard();
+        receive(&system, links, association, &frame, &limits);
     }
 }
 
-/// Dial `peer`, handshake, then write what is queued for it, in order. When the
-/// peer cannot be reached, what is queued becomes dead letters naming it.
-async fn dial(
-    peer: Address,
-    mut frames: mpsc::Receiver<Vec<u8>>,
-    system: Weak<SystemShared>,
-    transport: Weak<Transport>,
+/// One frame from the peer of `association`: the link's own, or a message.
+fn receive(
+    system: &Arc<SystemShared>,
+    links: &Arc<Transport>,
+    association: &Arc<Association>,
+    frame: &[u8],
+    limits: &WireLimits,
 ) {
-    let connected = async {
-        let (host, port) = peer
-            .host_port()
-            .ok_or_else(|| "it has no host and port".to_owned())?;
-        let mut stream = TcpStream::connect((host, port))
-            .await
-            .map_err(|error| error.to_string())?;
+    let peer = association.peer();
+    let (header, payload) = match crate::wire::decode_frame(frame, limits) {
+        Ok(parts) => parts,
+        Err(problem) => {
+            crate::wire::refuse_undecodable(system, peer, &problem);
+            return;
+        }
+    };
+    if !control::is_control(header.key) {
+        // Every problem is a dead letter naming the peer; the link goes on.
+        let _ = crate::wire::deliver_parts(system, peer, &header, payload);
+        return;
+    }
+    match header.key {
+        control::HEARTBEAT => {}
+        control::WATCH => association.peer_watches(system, header.recipient, header.uid),
+        control::UNWATCH => association.peer_unwatches(header.recipient, header.uid),
+        control::ENDED => association.remote_ended(header.recipient, header.uid),
+        control::LEAVING => links.peer_left(association),
+        key => {
+            crate::wire::refuse_undecodable(system, peer, &WireProblem::UnknownKey(key.to_owned()))
+        }
+    }
+}
+
+/// Dial the peer of `association`, handshake, and wait for its verdict.
+async fn connect(
+    association: &Association,
+    transport: &Weak<Transport>,
+) -> Result<TcpStream, String> {
+    let peer = association.peer();
+    let (host, port) = peer
+        .host_port()
+        .ok_or_else(|| "it has no host and port".to_owned())?;
+    let mut stream = TcpStream::connect((host, port))
+        .await
+        .map_err(|error| error.to_string())?;
+    let _ = stream.set_nodelay(true);
+    let (secret, me) = {
         let links = transport
             .upgrade()
             .ok_or_else(|| "the system has terminated".to_owned())?;
-        handshake::dial(&mut stream, &links.secret, &links.me)
-            .await
-            .map_err(|error| error.to_string())?;
-        Ok::<_, String>(stream)
+        (links.secret.clone(), links.me.clone())
     };
-    let stream = tokio::time::timeout(HANDSHAKE_TIMEOUT, connected)
+    handshake::dial(&mut stream, &secret, &me)
         .await
-        .unwrap_or_else(|_| Err("the handshake timed out".into()));
-    let mut stream = match stream {
+        .map_err(|error| error.to_string())?;
+    match read_verdict(&mut stream).await?.as_str() {
+        control::WELCOME => Ok(stream),
+        control::QUARANTINED => Err(format!(
+            "{peer} has quarantined this system: it must clear the quarantine first"
+        )),
+        other => Err(format!("{peer} answered the handshake with {other:?}")),
+    }
+}
+
+/// The listener's verdict after the handshake: the key of its one control frame.
+async fn read_verdict<S: AsyncRead + Unpin>(stream: &mut S) -> Result<String, String> {
+    let mut prefix = [0; 4];
+    stream
+        .read_exact(&mut prefix)
+        .await
+        .map_err(|_| "the peer closed the link after the handshake".to_owned())?;
+    let length = u32::from_be_bytes(prefix) as usize;
+    if length > handshake::HANDSHAKE_LIMIT {
+        return Err("the peer's verdict is too long".into());
+    }
+    let mut frame = vec![0; 4 + length];
+    frame[..4].copy_from_slice(&prefix);
+    stream
+        .read_exact(&mut frame[4..])
+        .await
+        .map_err(|_| "the peer closed the link after the handshake".to_owned())?;
+    let (header, _) = crate::wire::decode_frame(&frame, &WireLimits::DEFAULT)
+        .map_err(|problem| problem.to_string())?;
+    Ok(header.key.to_owned())
+}
+
+/// The connection this system dials to the peer of `association`: dial, handshake,
+/// then write what is queued, in order, through the faults injected into it. When
+/// the peer cannot be reached, or the connection breaks, what is queued becomes
+/// dead letters naming the peer, and the next frame dials again; when the session
+/// ends, they name why.
+async fn link_out(
+    association: Arc<Association>,
+    id: u64,
+    mut frames: mpsc::Receiver<Frame>,
+    status: watch::Sender<LinkStatus>,
+    transport: Weak<Transport>,
+) {
+    let peer = association.peer().clone();
+    let dialled = tokio::select! {
+        () = association.session().wait_end() => Err("the session ended".to_owned()),
+        connected = tokio::time::timeout(HANDSHAKE_TIMEOUT, connect(&association, &transport)) => {
+            connected.unwrap_or_else(|_| Err("the handshake timed out".into()))
+        }
+    };
+    let stream = match dialled {
         Ok(stream) => stream,
         Err(error) => {
             tracing::debug!(%peer, %error, "cannot link");
-            if let Some(links) = transport.upgrade() {
-                links.forget(&peer);
-            }
-            give_up(frames, &system, || DeadLetterReason::Unreachable {
-                peer: peer.clone(),
-            })
-            .await;
+            // Forgotten first: whoever hears `Down` and sends again dials anew.
+            association.forget_outbound(id);
+            status.send_replace(LinkStatus::Down(error));
+            let reason = ended_reason(&association)
+                .unwrap_or(DeadLetterReason::Unreachable { peer: peer.clone() });
+            give_up(frames, &transport, reason).await;
             return;
         }
     };
-    // Frames queued together go out in one write: a burst costs a few syscalls,
-    // not one per message.
-    let mut out = BufWriter::with_capacity(BUFFER, &mut stream);
-    while let Some(frame) = frames.recv().await {
-        let mut written = out.write_all(&frame).await;
-        while written.is_ok()
-            && let Ok(next) = frames.try_recv()
-        {
-            written = out.write_all(&next).await;
-        }
-        if written.is_err() || out.flush().await.is_err() {
-            if let Some(shared) = system.upgrade() {
-                lost(
-                    &shared,
-                    DeadLetterReason::ConnectionLost { peer: peer.clone() },
-                );
-            }
-            break;
+    status.send_replace(LinkStatus::Linked);
+    let (mut from_peer, to_peer) = tokio::io::split(stream);
+    // The peer writes nothing on this connection after its verdict: a read that
+    // returns is its end.
+    let peer_closed = async {
+        let mut byte = [0; 1];
+        let _ = from_peer.read(&mut byte).await;
+    };
+    let mut out = BufWriter::with_capacity(BUFFER, to_peer);
+    let written = tokio::select! {
+        () = association.session().wait_end() => Ok(()),
+        () = peer_closed => Err(()),
+        written = write_frames(&mut out, &mut frames, association.faults()) => written.map_err(|_| ()),
+    };
+    if let Some(reason) = ended_reason(&association) {
+        give_up(frames, &transport, reason).await;
+        return;
+    }
+    // The next frame dials again.
+    association.forget_outbound(id);
+    if written.is_err() {
+        status.send_replace(LinkStatus::Down("the connection broke".into()));
+        if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
+            // Whatever was in the write buffer or on its way.
+            lost(
+                &system,
+                DeadLetterReason::ConnectionLost { peer: peer.clone() },
+            );
         }
     }
-    // The next send dials again.
-    if let Some(links) = transport.upgrade() {
-        links.forget(&peer);
-    }
-    give_up(frames, &system, || DeadLetterReason::ConnectionLost {
-        peer: peer.clone(),
-    })
+    give_up(
+        frames,
+        &transport,
+        DeadLetterReason::ConnectionLost { peer: peer.clone() },
+    )
     .await;
 }
 
-/// What was queued for a peer that cannot be reached, or whose connection broke:
-/// dead letters naming it, with `reason`.
+/// The reason for dead letters of a session that has ended.
+fn ended_reason(association: &Association) -> Option<DeadLetterReason> {
+    let peer = association.peer().clone();
+    association.session().ended().map(|end| match end {
+        SessionEnd::Quarantined => DeadLetterReason::Quarantined { peer },
+        SessionEnd::Left => DeadLetterReason::SessionEnded { peer },
+    })
+}
+
+/// Write what is queued until the queue closes. Frames queued together go out in
+/// one write: a burst costs a few syscalls, not one per message.
+async fn write_frames<W: AsyncWrite + Unpin>(
+    out: &mut BufWriter<W>,
+    frames: &mut mpsc::Receiver<Frame>,
+    faults: &LinkFaults,
+) -> std::io::Result<()> {
+    let mut changes = faults.subscribe();
+    while let Some(frame) = frames.recv().await {
+        write_frame(out, frame, faults, &mut changes).await?;
+        while let Ok(next) = frames.try_recv() {
+            write_frame(out, next, faults, &mut changes).await?;
+        }
+        out.flush().await?;
+    }
+    out.flush().await
+}
+
+/// Write one frame, once a partition holding it heals and a delay has passed.
+async fn write_frame<W: AsyncWrite + Unpin>(
+    out: &mut BufWriter<W>,
+    frame: Frame,
+    faults: &LinkFaults,
+    changes: &mut watch::Receiver<u64>,
+) -> std::io::Result<()> {
+    while faults.active() {
+        changes.borrow_and_update();
+        match faults.verdict(frame.queued) {
+            Verdict::Pass => break,
+            Verdict::Hold => {
+                out.flush().await?;
+                if changes.changed().await.is_err() {
+                    break;
+                }
+            }
+            Verdict::DelayUntil(at) => {
+                out.flush().await?;
+                tokio::time::sleep_until(at).await;
+                break;
+            }
+        }
+    }
+    out.write_all(&frame.bytes).await
+}
+
+/// What was queued for a peer that cannot be reached, whose connection broke, or
+/// whose session ended: dead letters with `reason` (which names the peer). The
+/// link's own frames go without a letter.
 async fn give_up(
-    mut frames: mpsc::Receiver<Vec<u8>>,
-    system: &Weak<SystemShared>,
-    reason: impl Fn() -> DeadLetterReason,
+    mut frames: mpsc::Receiver<Frame>,
+    transport: &Weak<Transport>,
+    reason: DeadLetterReason,
 ) {
     frames.close();
-    while let Some(_frame) = frames.recv().await {
-        if let Some(shared) = system.upgrade() {
-            lost(&shared, reason());
+    while let Some(frame) = frames.recv().await {
+        if !frame.message {
+            continue;
+        }
+        if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
+            lost(&system, reason.clone());
         }
     }
 }

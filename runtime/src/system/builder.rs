@@ -201,6 +201,7 @@ impl ActorSystemBuilder {
                 &system.shared,
                 listening.listener,
                 listening.secret,
+                listening.timing,
             )
             .map_err(|error| crate::remote::RemoteError::Bind {
                 address: system.address().to_string(),

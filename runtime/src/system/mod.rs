@@ -77,7 +77,7 @@ pub(crate) struct SystemShared {
     address: Address,
     /// `None` for the system of a `BehaviorTestKit`, which runs no tasks.
     runtime: Option<Handle>,
-    events: EventStream,
+    pub(crate) events: EventStream,
     next_uid: AtomicU64,
     /// The first uid this system handed out: anonymous names count from it.
     first_uid: u64,

@@ -90,6 +90,11 @@ impl SystemShared {
                 .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
         }
         *self.guardians() = None;
+        // Peers hear that this system stops: their watchers of its actors hear
+        // `Terminated` now, not after their failure detector's window (S41).
+        if let Some(transport) = self.transport() {
+            transport.leave().await;
+        }
         // The exported promises hold the system (each cell does): let go of them,
         // or the system would never be freed.
         self.release_links();

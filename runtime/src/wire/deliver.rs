@@ -21,12 +21,31 @@ pub(crate) fn deliver_frame(
     let (header, payload) = match decode_frame(frame, &limits) {
         Ok(parts) => parts,
         Err(problem) => {
-            // Nothing readable names a message or a recipient: the letter goes to the
-            // root.
-            system.dead_letter_of_type("frame", &system.root_path(), from_peer(peer, &problem));
+            refuse_undecodable(system, peer, &problem);
             return Err(problem);
         }
     };
+    deliver_parts(system, peer, &header, payload)
+}
+
+/// The dead letter of a frame from `peer` that could not be read: nothing readable
+/// names a message or a recipient, so the letter goes to the root.
+pub(crate) fn refuse_undecodable(
+    system: &Arc<SystemShared>,
+    peer: &Address,
+    problem: &WireProblem,
+) {
+    system.dead_letter_of_type("frame", &system.root_path(), from_peer(peer, problem));
+}
+
+/// Deliver a frame from `peer` whose header has been read.
+pub(crate) fn deliver_parts(
+    system: &Arc<SystemShared>,
+    peer: &Address,
+    header: &FrameHeader<'_>,
+    payload: &[u8],
+) -> Result<(), WireProblem> {
+    let limits = system.wire_limits();
     let delivered = if system.wire_registry().get(header.key).is_none() {
         Err((WireProblem::UnknownKey(header.key.to_owned()), None))
     } else {
@@ -44,7 +63,7 @@ pub(crate) fn deliver_frame(
         }
     };
     if let Err((problem, recipient)) = delivered {
-        refused(system, peer, &problem, recipient.as_ref(), &header, payload);
+        refused(system, peer, &problem, recipient.as_ref(), header, payload);
         return Err(problem);
     }
     Ok(())

@@ -155,6 +155,10 @@ impl SystemShared {
             }
             path = path.child(name);
         }
+        // Bound to the association's current session; nothing is dialled.
+        let association = self
+            .transport()
+            .map(|transport| transport.association(&parsed.address));
         let cell = Arc::new(LocalCell {
             core: CellCore::remote(path, parsed.uid, self.clone()),
             user: UserLane::remote(RemoteSlot {
@@ -162,6 +166,7 @@ impl SystemShared {
                 path: parsed.path.to_owned(),
                 uid: parsed.uid,
                 system: Arc::downgrade(self),
+                association,
             }),
         });
         Ok(ActorRef::local(cell))

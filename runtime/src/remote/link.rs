@@ -1,0 +1,220 @@
+//! Faults injected into one direction of a link, for tests (S45): a partition that
+//! holds every frame until it heals, frames dropped (the next `n`, or a share of
+//! them), and a delay added to every frame. The testkit's
+//! [`two_nodes`](crate::testkit::two_nodes) sets them; a link without faults pays one
+//! relaxed load per frame queued.
+//!
+//! A partition holds frames rather than dropping them, as a network that stops
+//! carrying packets does under TCP: what was sent arrives, in order, when the
+//! partition heals before the failure detector gives up on the peer. Dropping
+//! applies to messages, not to the link's own frames (heartbeats, watches): a test
+//! that drops "the next three" drops three of its messages. A delay applies to
+//! every frame, as latency would.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// The faults of one direction of a link.
+#[derive(Debug)]
+pub(crate) struct LinkFaults {
+    /// Whether any fault is set: the one load a link without faults pays.
+    active: AtomicBool,
+    faults: Mutex<Faults>,
+    /// Bumped on every change, so a writer held by a partition looks again.
+    changed: watch::Sender<u64>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Faults {
+    partitioned: bool,
+    drop_next: u64,
+    /// The share of messages dropped, out of `u32::MAX`.
+    drop_share: u32,
+    /// The state of the generator that picks which messages the share drops.
+    seed: u64,
+    delay: Duration,
+}
+
+impl Faults {
+    fn any(&self) -> bool {
+        self.partitioned || self.drop_next > 0 || self.drop_share > 0 || !self.delay.is_zero()
+    }
+}
+
+/// What happens to one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Written now.
+    Pass,
+    /// Held until the partition heals.
+    Hold,
+    /// Written once this instant has passed.
+    DelayUntil(Instant),
+}
+
+impl Default for LinkFaults {
+    fn default() -> Self {
+        Self {
+            active: AtomicBool::new(false),
+            faults: Mutex::new(Faults::default()),
+            changed: watch::Sender::new(0),
+        }
+    }
+}
+
+impl LinkFaults {
+    /// Whether any fault is set.
+    #[inline]
+    pub(crate) fn active(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
+    fn change(&self, change: impl FnOnce(&mut Faults)) {
+        let mut faults = self.faults.lock().unwrap_or_else(|p| p.into_inner());
+        change(&mut faults);
+        self.active.store(faults.any(), Ordering::Release);
+        drop(faults);
+        self.changed.send_modify(|version| *version += 1);
+    }
+
+    /// Hold every frame until [`heal`](Self::heal).
+    pub(crate) fn partition(&self) {
+        self.change(|faults| faults.partitioned = true);
+    }
+
+    /// Let held frames go, in order.
+    pub(crate) fn heal(&self) {
+        self.change(|faults| faults.partitioned = false);
+    }
+
+    /// Drop the next `n` messages.
+    pub(crate) fn drop_next(&self, n: u64) {
+        self.change(|faults| faults.drop_next = faults.drop_next.saturating_add(n));
+    }
+
+    /// Drop each message with probability `ratio` (0.0 to 1.0), picked by a
+    /// generator seeded with `seed`: the same seed drops the same messages.
+    pub(crate) fn drop_ratio(&self, ratio: f64, seed: u64) {
+        let share = (ratio.clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32;
+        self.change(|faults| {
+            faults.drop_share = share;
+            faults.seed = seed | 1;
+        });
+    }
+
+    /// Write each frame no sooner than `delay` after it was queued.
+    pub(crate) fn delay(&self, delay: Duration) {
+        self.change(|faults| faults.delay = delay);
+    }
+
+    /// No faults any more (held frames go).
+    pub(crate) fn clear(&self) {
+        self.change(|faults| *faults = Faults::default());
+    }
+
+    /// Whether a message queued now is lost (dropping is decided when a message is
+    /// queued: "the next `n`" are the next `n` sent).
+    pub(crate) fn loses(&self) -> bool {
+        let mut faults = self.faults.lock().unwrap_or_else(|p| p.into_inner());
+        if faults.drop_next > 0 {
+            faults.drop_next -= 1;
+            self.active.store(faults.any(), Ordering::Release);
+            return true;
+        }
+        if faults.drop_share > 0 {
+            // xorshift64: small, and the same for the same seed.
+            let mut x = faults.seed;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            faults.seed = x;
+            return (x >> 32) as u32 <= faults.drop_share;
+        }
+        false
+    }
+
+    /// What happens, when it is its turn to be written, to a frame queued at
+    /// `queued` (`None` when no fault was set then).
+    pub(crate) fn verdict(&self, queued: Option<Instant>) -> Verdict {
+        let faults = self.faults.lock().unwrap_or_else(|p| p.into_inner());
+        if faults.partitioned {
+            return Verdict::Hold;
+        }
+        match queued {
+            Some(queued) if !faults.delay.is_zero() => Verdict::DelayUntil(queued + faults.delay),
+            _ => Verdict::Pass,
+        }
+    }
+
+    /// Something that changes when the faults do.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_without_faults_passes_everything() {
+        let faults = LinkFaults::default();
+        assert!(!faults.active());
+        assert_eq!(faults.verdict(None), Verdict::Pass);
+        assert!(!faults.loses());
+    }
+
+    #[test]
+    fn drop_next_loses_that_many_messages() {
+        let faults = LinkFaults::default();
+        faults.drop_next(2);
+        assert!(faults.active());
+        assert_eq!(faults.verdict(None), Verdict::Pass);
+        assert!(faults.loses());
+        assert!(faults.loses());
+        assert!(!faults.loses());
+        assert!(!faults.active());
+    }
+
+    #[test]
+    fn a_partition_holds_until_healed() {
+        let faults = LinkFaults::default();
+        let mut changed = faults.subscribe();
+        faults.partition();
+        assert_eq!(faults.verdict(None), Verdict::Hold);
+        faults.heal();
+        assert!(changed.has_changed().unwrap_or(false));
+        changed.mark_unchanged();
+        assert_eq!(faults.verdict(None), Verdict::Pass);
+    }
+
+    #[test]
+    fn a_ratio_drops_about_that_share_and_the_seed_repeats_it() {
+        let pick = |seed| {
+            let faults = LinkFaults::default();
+            faults.drop_ratio(0.25, seed);
+            (0..4000).map(|_| faults.loses()).collect::<Vec<_>>()
+        };
+        let first = pick(7);
+        let dropped = first.iter().filter(|d| **d).count();
+        assert!((800..1200).contains(&dropped), "{dropped} of 4000 dropped");
+        assert_eq!(first, pick(7));
+    }
+
+    #[tokio::test]
+    async fn a_delay_is_counted_from_when_the_frame_was_queued() {
+        let faults = LinkFaults::default();
+        faults.delay(Duration::from_millis(30));
+        let queued = Instant::now();
+        assert_eq!(
+            faults.verdict(Some(queued)),
+            Verdict::DelayUntil(queued + Duration::from_millis(30))
+        );
+        faults.clear();
+        assert!(!faults.active());
+    }
+}
