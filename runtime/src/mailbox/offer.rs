@@ -23,7 +23,14 @@ pub struct Offer<P: Message> {
     message: Option<P>,
     /// Its place in line while it waits for room.
     ticket: Option<u64>,
+    /// For an actor of another system: the wait for room in the outbound queue to
+    /// its system (the message stays here, for its dead letter).
+    remote: Option<RemoteOffer>,
 }
+
+/// The wait of an offer to another system's actor for room on the link.
+type RemoteOffer =
+    Pin<Box<dyn Future<Output = Result<(), crate::remote::association::NotSent>> + Send>>;
 
 impl<P: Message> std::fmt::Debug for Offer<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,7 +51,10 @@ impl<P: Message> ActorRef<P> {
     /// a dead letter), at once if it had stopped already.
     ///
     /// An unbounded mailbox always has room. Waiting offers are served in the order
-    /// they began to wait. A full mailbox's [`OverflowStrategy`] applies to
+    /// they began to wait. For an actor of another system, the offer waits for room
+    /// in this system's outbound buffer to that system (S47): backpressure from the
+    /// link, not from the remote mailbox; build end-to-end flow control from
+    /// messages (credit). A full mailbox's [`OverflowStrategy`] applies to
     /// [`tell`](Self::tell) only: an offer never drops anything.
     ///
     /// [`OverflowStrategy`]: crate::OverflowStrategy
@@ -86,6 +96,7 @@ impl<P: Message> ActorRef<P> {
             target: self.clone(),
             message: Some(P::wrap(message)),
             ticket: None,
+            remote: None,
         }
     }
 
@@ -112,6 +123,7 @@ impl<P: Message> Offer<P> {
     /// The message, if it has not been queued, out of line.
     fn take_back(&mut self) -> Option<P> {
         self.leave_line();
+        self.remote = None;
         self.message.take()
     }
 
@@ -129,6 +141,53 @@ impl<P: Message> Offer<P> {
     }
 }
 
+impl<P: Message> Offer<P> {
+    /// An offer to another system's actor (S47): it waits for room in this system's
+    /// outbound queue to that system, not for the actor's mailbox.
+    fn poll_remote(&mut self, message: P, cx: &mut Context<'_>) -> Poll<bool> {
+        if self.remote.is_none() {
+            let framed = self
+                .target
+                .local_cell()
+                .and_then(|cell| cell.user.remote_slot())
+                .ok_or(DeadLetterReason::NoLink {
+                    peer: self.target.path().address().clone(),
+                })
+                .and_then(|slot| {
+                    slot.frame(&message)
+                        .map(|(association, frame)| association.clone().offer(frame))
+                });
+            match framed {
+                Ok(waiting) => self.remote = Some(Box::pin(waiting)),
+                Err(reason) => {
+                    self.dead_letter(message, reason);
+                    return Poll::Ready(false);
+                }
+            }
+        }
+        let Some(waiting) = self.remote.as_mut() else {
+            return Poll::Ready(false);
+        };
+        match waiting.as_mut().poll(cx) {
+            Poll::Pending => {
+                self.message = Some(message);
+                Poll::Pending
+            }
+            Poll::Ready(queued) => {
+                self.remote = None;
+                match queued {
+                    Ok(()) => Poll::Ready(true),
+                    Err(not_sent) => {
+                        let reason = not_sent.reason(self.target.path().address());
+                        self.dead_letter(message, reason);
+                        Poll::Ready(false)
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl<P: Message> Future for Offer<P> {
     type Output = bool;
 
@@ -141,6 +200,9 @@ impl<P: Message> Future for Offer<P> {
         let Some(cell) = this.target.local_cell() else {
             return Poll::Ready(false);
         };
+        if cell.core.lane().is_remote() {
+            return this.poll_remote(message, cx);
+        }
         let waiting = cell.core.lane().reader_waiting();
         match cell.user.offer(message, this.ticket, cx.waker(), waiting) {
             Offered::Accepted => {

@@ -521,27 +521,35 @@ impl RemoteSlot {
             Envelope::Message(message) => message,
             other => return Sent::Refused(other),
         };
-        let Some(system) = self.system.upgrade() else {
-            return Sent::Unwanted(message, self.no_link());
-        };
-        let Some(association) = &self.association else {
-            return Sent::Unwanted(message, self.no_link());
-        };
+        let sent = self.frame(&message).and_then(|(association, frame)| {
+            match association.send(frame, true) {
+                Ok(()) => Ok(()),
+                Err(not_sent) => Err(not_sent.reason(&self.peer)),
+            }
+        });
+        match sent {
+            Ok(()) => Sent::Queued,
+            Err(reason) => Sent::Unwanted(message, reason),
+        }
+    }
+
+    /// The association to send `message` through, and its frame; or why it cannot
+    /// be sent.
+    pub(crate) fn frame<P: Message>(
+        &self,
+        message: &P,
+    ) -> Result<(&Arc<crate::remote::association::Association>, Vec<u8>), DeadLetterReason> {
+        let system = self.system.upgrade().ok_or_else(|| self.no_link())?;
+        let association = self.association.as_ref().ok_or_else(|| self.no_link())?;
         if let Some(end) = association.session().ended() {
-            let why = crate::remote::association::NotSent::Ended(end);
-            return Sent::Unwanted(message, why.reason(&self.peer));
+            return Err(crate::remote::association::NotSent::Ended(end).reason(&self.peer));
         }
         let encoded = match message.encode_wire() {
             Some(Ok(encoded)) => encoded,
-            Some(Err(error)) => {
-                return Sent::Unwanted(message, DeadLetterReason::NotEncodable(error));
-            }
+            Some(Err(error)) => return Err(DeadLetterReason::NotEncodable(error)),
             None => {
-                let why = format!(
-                    "`{}` is not registered for the wire",
-                    message_type(&message)
-                );
-                return Sent::Unwanted(message, DeadLetterReason::NotEncodable(why));
+                let why = format!("`{}` is not registered for the wire", message_type(message));
+                return Err(DeadLetterReason::NotEncodable(why));
             }
         };
         let header = crate::wire::FrameHeader {
@@ -550,20 +558,9 @@ impl RemoteSlot {
             uid: self.uid,
             reply_to: encoded.reply_to.as_deref(),
         };
-        let frame =
-            match crate::wire::encode_frame(&header, &encoded.payload, &system.wire_limits()) {
-                Ok(frame) => frame,
-                Err(problem) => {
-                    return Sent::Unwanted(
-                        message,
-                        DeadLetterReason::NotEncodable(problem.to_string()),
-                    );
-                }
-            };
-        match association.send(frame, true) {
-            Ok(()) => Sent::Queued,
-            Err(not_sent) => Sent::Unwanted(message, not_sent.reason(&self.peer)),
-        }
+        let frame = crate::wire::encode_frame(&header, &encoded.payload, &system.wire_limits())
+            .map_err(|problem| DeadLetterReason::NotEncodable(problem.to_string()))?;
+        Ok((association, frame))
     }
 }
 

@@ -139,6 +139,8 @@ pub(crate) enum NotSent {
     Full,
     /// This system is terminating.
     Closed,
+    /// The connection was given up before the frame was queued.
+    Lost,
     /// The session has ended.
     Ended(SessionEnd),
 }
@@ -150,6 +152,7 @@ impl NotSent {
         match self {
             Self::Full => DeadLetterReason::OutboundFull { peer },
             Self::Closed => DeadLetterReason::Unreachable { peer },
+            Self::Lost => DeadLetterReason::ConnectionLost { peer },
             Self::Ended(SessionEnd::Quarantined) => DeadLetterReason::Quarantined { peer },
             Self::Ended(SessionEnd::Left) => DeadLetterReason::SessionEnded { peer },
         }
@@ -277,6 +280,48 @@ impl Association {
 
     /// Queue a frame for the peer, dialling it first when no connection is open.
     pub(crate) fn send(self: &Arc<Self>, bytes: Vec<u8>, message: bool) -> Result<(), NotSent> {
+        let (transport, frame) = self.frame(bytes, message)?;
+        let Some(frame) = frame else {
+            return Ok(());
+        };
+        let mut state = self.state();
+        self.start_detecting(&mut state);
+        let outbound = self.outbound(&mut state, &transport);
+        outbound.queue.try_send(frame).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(_) => NotSent::Full,
+            mpsc::error::TrySendError::Closed(_) => NotSent::Lost,
+        })
+    }
+
+    /// Queue a message's frame for the peer once the outbound queue has room
+    /// (`offer`, S47): local backpressure only.
+    pub(crate) async fn offer(self: Arc<Self>, bytes: Vec<u8>) -> Result<(), NotSent> {
+        let (transport, frame) = self.frame(bytes, true)?;
+        let Some(frame) = frame else {
+            return Ok(());
+        };
+        let queue = {
+            let mut state = self.state();
+            self.start_detecting(&mut state);
+            self.outbound(&mut state, &transport).queue.clone()
+        };
+        match queue.reserve().await {
+            Ok(room) => {
+                room.send(frame);
+                Ok(())
+            }
+            // The connection was given up while the offer waited.
+            Err(_) => Err(self.session.ended().map_or(NotSent::Lost, NotSent::Ended)),
+        }
+    }
+
+    /// The frame of `bytes` (a message's, or the link's own), and the transport
+    /// to carry it; `None` for a message a fault of the link loses.
+    fn frame(
+        &self,
+        bytes: Vec<u8>,
+        message: bool,
+    ) -> Result<(Arc<Transport>, Option<Frame>), NotSent> {
         if let Some(end) = self.session.ended() {
             return Err(NotSent::Ended(end));
         }
@@ -287,20 +332,14 @@ impl Association {
         let faulty = self.faults.active();
         if faulty && message && self.faults.loses() {
             // Lost on the way, as a network may: no dead letter says so.
-            return Ok(());
+            return Ok((transport, None));
         }
         let frame = Frame {
             bytes,
             message,
             queued: faulty.then(Instant::now),
         };
-        let mut state = self.state();
-        self.start_detecting(&mut state);
-        let outbound = self.outbound(&mut state, &transport);
-        outbound.queue.try_send(frame).map_err(|error| match error {
-            mpsc::error::TrySendError::Full(_) => NotSent::Full,
-            mpsc::error::TrySendError::Closed(_) => NotSent::Closed,
-        })
+        Ok((transport, Some(frame)))
     }
 
     /// The open outbound connection, or a new one, dialled behind the caller.
