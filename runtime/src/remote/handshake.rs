@@ -8,9 +8,14 @@
 //! dialer  -> listener  Hello  { magic, version, nonce_d, address_d }
 //! listener -> dialer   Accept { nonce_l, address_l, tag_l }   (or Reject { reason })
 //! dialer  -> listener  Proof  { tag_d }
-//! tag_l = HMAC(secret, "tapio/listener" | hello | nonce_l | address_l)
-//! tag_d = HMAC(secret, "tapio/dialer" | hello | nonce_l | address_l | tag_l)
+//! tag_l = HMAC(secret, "tapio/listener" | binding | hello | nonce_l | address_l)
+//! tag_d = HMAC(secret, "tapio/dialer" | binding | hello | nonce_l | address_l | tag_l)
 //! ```
+//!
+//! `binding` is what the link's transport binds the handshake to: over TLS, keying
+//! material exported from the TLS session (the same at both ends of one session,
+//! different in any other), so a handshake relayed between two TLS sessions fails;
+//! without TLS, nothing.
 //!
 //! Each message is a big-endian `u32` length then postcard, held to
 //! [`HANDSHAKE_LIMIT`] bytes: nothing larger is read from a peer not yet trusted.
@@ -149,10 +154,12 @@ fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<T, HandshakeError> {
     postcard::from_bytes(body).map_err(|_| HandshakeError::NotTapio)
 }
 
-/// Dial side: returns the listener's address once both ends have proved the secret.
+/// Dial side: returns the listener's address once both ends have proved the secret
+/// within the session `binding` names (empty: no binding).
 pub(crate) async fn dial<S: AsyncRead + AsyncWrite + Unpin>(
     stream: &mut S,
     secret: &[u8],
+    binding: &[u8],
     me: &Address,
 ) -> Result<Address, HandshakeError> {
     let hello = Hello {
@@ -182,7 +189,7 @@ pub(crate) async fn dial<S: AsyncRead + AsyncWrite + Unpin>(
     let expected = tag(
         secret,
         LISTENER_LABEL,
-        &[&hello_bytes, &nonce, address.as_bytes()],
+        &[binding, &hello_bytes, &nonce, address.as_bytes()],
     );
     if !bool::from(expected.ct_eq(&listener_tag)) {
         return Err(HandshakeError::Refused);
@@ -190,16 +197,24 @@ pub(crate) async fn dial<S: AsyncRead + AsyncWrite + Unpin>(
     let proof = tag(
         secret,
         DIALER_LABEL,
-        &[&hello_bytes, &nonce, address.as_bytes(), &listener_tag],
+        &[
+            binding,
+            &hello_bytes,
+            &nonce,
+            address.as_bytes(),
+            &listener_tag,
+        ],
     );
     send(stream, &Proof { tag: proof }).await?;
     Address::parse(&address).ok_or(HandshakeError::NotTapio)
 }
 
-/// Listen side: returns the dialer's address once both ends have proved the secret.
+/// Listen side: returns the dialer's address once both ends have proved the secret
+/// within the session `binding` names (empty: no binding).
 pub(crate) async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
     stream: &mut S,
     secret: &[u8],
+    binding: &[u8],
     me: &Address,
 ) -> Result<Address, HandshakeError> {
     let hello_bytes = receive(stream).await?;
@@ -221,7 +236,7 @@ pub(crate) async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
     let listener_tag = tag(
         secret,
         LISTENER_LABEL,
-        &[&hello_bytes, &nonce, address.as_bytes()],
+        &[binding, &hello_bytes, &nonce, address.as_bytes()],
     );
     send(
         stream,
@@ -237,7 +252,13 @@ pub(crate) async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
     let expected = tag(
         secret,
         DIALER_LABEL,
-        &[&hello_bytes, &nonce, address.as_bytes(), &listener_tag],
+        &[
+            binding,
+            &hello_bytes,
+            &nonce,
+            address.as_bytes(),
+            &listener_tag,
+        ],
     );
     if !bool::from(expected.ct_eq(&proof.tag)) {
         return Err(HandshakeError::Refused);
@@ -253,17 +274,25 @@ mod tests {
         Address::remote(name, "127.0.0.1", port)
     }
 
-    async fn run(
+    type Outcome = Result<Address, HandshakeError>;
+
+    async fn run(dial_secret: &'static [u8], accept_secret: &'static [u8]) -> (Outcome, Outcome) {
+        run_bound(dial_secret, b"", accept_secret, b"").await
+    }
+
+    /// A handshake whose ends are bound to `dial_binding` and `accept_binding`.
+    async fn run_bound(
         dial_secret: &'static [u8],
+        dial_binding: &'static [u8],
         accept_secret: &'static [u8],
-    ) -> (
-        Result<Address, HandshakeError>,
-        Result<Address, HandshakeError>,
-    ) {
+        accept_binding: &'static [u8],
+    ) -> (Outcome, Outcome) {
         let (mut a, mut b) = tokio::io::duplex(8192);
-        let dialer = tokio::spawn(async move { dial(&mut a, dial_secret, &me("a", 1)).await });
-        let listener =
-            tokio::spawn(async move { accept(&mut b, accept_secret, &me("b", 2)).await });
+        let dialer =
+            tokio::spawn(async move { dial(&mut a, dial_secret, dial_binding, &me("a", 1)).await });
+        let listener = tokio::spawn(async move {
+            accept(&mut b, accept_secret, accept_binding, &me("b", 2)).await
+        });
         (
             dialer.await.unwrap_or(Err(HandshakeError::Refused)),
             listener.await.unwrap_or(Err(HandshakeError::Refused)),
@@ -280,6 +309,28 @@ mod tests {
     #[tokio::test]
     async fn a_different_secret_is_refused_at_both_ends() {
         let (dialed, accepted) = run(b"0123456789abcdef", b"fedcba9876543210").await;
+        assert_eq!(dialed, Err(HandshakeError::Refused));
+        assert!(accepted.is_err());
+    }
+
+    #[tokio::test]
+    async fn the_same_binding_links() {
+        let secret = b"0123456789abcdef";
+        let (dialed, accepted) = run_bound(secret, &[7; 32], secret, &[7; 32]).await;
+        assert_eq!(dialed, Ok(me("b", 2)));
+        assert_eq!(accepted, Ok(me("a", 1)));
+    }
+
+    // A handshake relayed between two TLS sessions sees two different bindings: the
+    // listener's tag does not check out at the dialer, whatever the secret.
+    #[tokio::test]
+    async fn different_bindings_are_refused_at_both_ends() {
+        let secret = b"0123456789abcdef";
+        let (dialed, accepted) = run_bound(secret, &[7; 32], secret, &[8; 32]).await;
+        assert_eq!(dialed, Err(HandshakeError::Refused));
+        assert!(accepted.is_err());
+        // A binding on one end only is a different binding too.
+        let (dialed, accepted) = run_bound(secret, b"", secret, &[8; 32]).await;
         assert_eq!(dialed, Err(HandshakeError::Refused));
         assert!(accepted.is_err());
     }
@@ -301,7 +352,7 @@ mod tests {
     #[tokio::test]
     async fn another_version_is_told_apart() {
         let (mut a, mut b) = tokio::io::duplex(8192);
-        let listener = tokio::spawn(async move { accept(&mut b, b"", &me("b", 2)).await });
+        let listener = tokio::spawn(async move { accept(&mut b, b"", b"", &me("b", 2)).await });
         let hello = Hello {
             magic: MAGIC,
             version: 99,
@@ -326,7 +377,7 @@ mod tests {
     #[tokio::test]
     async fn a_stranger_is_not_read_beyond_the_limit() {
         let (mut a, mut b) = tokio::io::duplex(8192);
-        let listener = tokio::spawn(async move { accept(&mut b, b"", &me("b", 2)).await });
+        let listener = tokio::spawn(async move { accept(&mut b, b"", b"", &me("b", 2)).await });
         a.write_all(&u32::MAX.to_be_bytes())
             .await
             .unwrap_or_default();

@@ -27,11 +27,13 @@ use crate::remote::association::{
 use crate::remote::detector::Timing;
 use crate::remote::handshake;
 use crate::remote::link::{LinkFaults, Verdict};
+use crate::remote::tls::{self, LinkStream, TlsSettings};
 use crate::remote::{LinkError, PeerUnreachable};
 use crate::system::SystemShared;
 use crate::wire::{WireLimits, WireProblem};
 
-/// How long a handshake may take, from connect to the listener's verdict.
+/// How long a handshake may take, from connect (TLS included) to the listener's
+/// verdict.
 pub(crate) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a terminating system waits for its notices to peers to be written.
@@ -47,6 +49,8 @@ pub(crate) const OUTBOUND_CAPACITY: usize = 1024;
 pub(crate) struct Transport {
     me: Address,
     secret: Vec<u8>,
+    /// The TLS every link runs over, if any.
+    tls: Option<TlsSettings>,
     timing: Timing,
     system: Weak<SystemShared>,
     associations: Mutex<HashMap<Address, Arc<Association>>>,
@@ -63,11 +67,13 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Transport {
-    /// The transport of the system `system`, accepting links on `listener`.
+    /// The transport of the system `system`, accepting links on `listener`, over
+    /// `tls` if set.
     pub(crate) fn start(
         system: &Arc<SystemShared>,
         listener: std::net::TcpListener,
         secret: Vec<u8>,
+        tls: Option<TlsSettings>,
         timing: Timing,
     ) -> std::io::Result<Arc<Self>> {
         listener.set_nonblocking(true)?;
@@ -75,6 +81,7 @@ impl Transport {
         let transport = Arc::new(Self {
             me: system.address().clone(),
             secret,
+            tls,
             timing,
             system: Arc::downgrade(system),
             associations: Mutex::new(HashMap::new()),
@@ -288,19 +295,23 @@ async fn accept_loop(listener: TcpListener, transport: Weak<Transport>) {
 }
 
 /// Handshake a connection a peer dialled, then read what it sends.
-async fn accept(mut stream: TcpStream, transport: Weak<Transport>) -> Result<(), String> {
+async fn accept(stream: TcpStream, transport: Weak<Transport>) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
-    let (secret, me) = {
+    let (secret, me, settings) = {
         let links = transport.upgrade().ok_or("the system has terminated")?;
-        (links.secret.clone(), links.me.clone())
+        (links.secret.clone(), links.me.clone(), links.tls.clone())
     };
-    let peer = tokio::time::timeout(
-        HANDSHAKE_TIMEOUT,
-        handshake::accept(&mut stream, &secret, &me),
-    )
+    let (mut stream, peer) = tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
+        let (mut stream, binding) = tls::accepted(settings.as_ref(), stream)
+            .await
+            .map_err(|error| format!("TLS: {error}"))?;
+        let peer = handshake::accept(&mut stream, &secret, &binding, &me)
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok::<_, String>((stream, peer))
+    })
     .await
-    .map_err(|_| "the handshake timed out".to_owned())?
-    .map_err(|error| error.to_string())?;
+    .map_err(|_| "the handshake timed out".to_owned())??;
     let links = transport.upgrade().ok_or("the system has terminated")?;
     let association = links.association(&peer);
     let quarantined = association.session().ended().is_some();
@@ -332,7 +343,7 @@ async fn accept(mut stream: TcpStream, transport: Weak<Transport>) -> Result<(),
 /// must the next one begin (heartbeats come more often): a peer that stalls is cut
 /// off. A frame that announces more than the system's limit ends the connection:
 /// what follows its prefix cannot be framed any more.
-async fn read_frames(stream: TcpStream, association: &Arc<Association>, links: &Arc<Transport>) {
+async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: &Arc<Transport>) {
     let patience = links.timing.unreachable_after;
     let peer = association.peer().clone();
     // Frames are read out of a buffer: many small frames cost one read.
@@ -405,22 +416,25 @@ fn receive(
 async fn connect(
     association: &Association,
     transport: &Weak<Transport>,
-) -> Result<TcpStream, String> {
+) -> Result<LinkStream, String> {
     let peer = association.peer();
     let (host, port) = peer
         .host_port()
         .ok_or_else(|| "it has no host and port".to_owned())?;
-    let mut stream = TcpStream::connect((host, port))
+    let stream = TcpStream::connect((host, port))
         .await
         .map_err(|error| error.to_string())?;
     let _ = stream.set_nodelay(true);
-    let (secret, me) = {
+    let (secret, me, settings) = {
         let links = transport
             .upgrade()
             .ok_or_else(|| "the system has terminated".to_owned())?;
-        (links.secret.clone(), links.me.clone())
+        (links.secret.clone(), links.me.clone(), links.tls.clone())
     };
-    handshake::dial(&mut stream, &secret, &me)
+    let (mut stream, binding) = tls::dialled(settings.as_ref(), stream, host)
+        .await
+        .map_err(|error| format!("TLS: {error}"))?;
+    handshake::dial(&mut stream, &secret, &binding, &me)
         .await
         .map_err(|error| error.to_string())?;
     match read_verdict(&mut stream).await?.as_str() {

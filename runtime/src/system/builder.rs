@@ -201,6 +201,7 @@ impl ActorSystemBuilder {
                 &system.shared,
                 listening.listener,
                 listening.secret,
+                listening.tls,
                 listening.timing,
             )
             .map_err(|error| crate::remote::RemoteError::Bind {
