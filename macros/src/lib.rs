@@ -1,5 +1,5 @@
-//! The attribute macros of [tapio](https://docs.rs/tapio): `#[message]`, `#[actor]` and
-//! `#[tapio::test]`.
+//! The attribute macros of [tapio](https://docs.rs/tapio): `#[message]`, `#[actor]`,
+//! `#[state]`, `#[remote_behavior]` and `#[tapio::test]`.
 //!
 //! Use them through `tapio` (`use tapio::prelude::*;`), which documents what they
 //! generate; the generated code names the runtime through `::tapio`.
@@ -143,6 +143,26 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
             tokens.extend(generated);
             tokens.into()
         }
+    }
+}
+
+/// Register a factory function, `fn name(args: Args) -> Behavior<P>`, under a key
+/// another system can ask a spawner for; declares a type `name` beside the function
+/// that names the factory. See `tapio::remote::spawn`.
+#[proc_macro_attribute]
+pub fn remote_behavior(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_tokens = proc_macro2::TokenStream::from(item);
+    let item: syn::Item = match syn::parse2(item_tokens.clone()) {
+        Ok(item) => item,
+        Err(error) => return fallback::tokens_with_errors(item_tokens, error).into(),
+    };
+    let mut errors = Errors::default();
+    let key = parse::remote_behavior::parse_key(args.into(), &mut errors);
+    let model = parse::remote_behavior::parse_item(&item, key, &mut errors);
+    match (errors.finish(), model) {
+        (Ok(()), Some(model)) => expand::remote_behavior::expand(&model).into(),
+        (Err(error), _) => fallback::item_with_errors(&item, error).into(),
+        (Ok(()), None) => quote::quote!(#item).into(),
     }
 }
 

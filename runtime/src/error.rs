@@ -139,6 +139,10 @@ pub enum SystemError {
     /// given to the builder).
     #[error(transparent)]
     Wire(#[from] crate::wire::RegistryError),
+    /// A factory key is registered by two `#[remote_behavior]` functions in this
+    /// binary.
+    #[error(transparent)]
+    Factory(#[from] crate::remote::spawn::SpawnerError),
     /// The remote settings cannot be used: a port that cannot be bound, or
     /// listening beyond loopback without a shared secret.
     #[error(transparent)]

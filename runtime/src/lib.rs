@@ -228,7 +228,7 @@ pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
 pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
 pub use crate::state::{Machine, Next, StateLost};
-pub use tapio_macros::{actor, message, state, test};
+pub use tapio_macros::{actor, message, remote_behavior, state, test};
 
 /// The names most programs need: `use tapio::prelude::*;`.
 pub mod prelude {
@@ -247,6 +247,7 @@ pub mod __private {
     pub use crate::message::{
         Accepts, Answers, Extract, Message, Payload, Protocol, ReplySlot, Request,
     };
+    pub use crate::remote::spawn::SpawnArgs;
     pub use crate::reply::{
         ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, NoReply, OutputCheck, OutputFinishes,
         ReplyTo, ResultWithError, UnknownSlot,

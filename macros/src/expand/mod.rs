@@ -6,6 +6,7 @@ pub(crate) mod helpers;
 pub(crate) mod machine;
 pub(crate) mod message;
 pub(crate) mod protocol;
+pub(crate) mod remote_behavior;
 pub(crate) mod state;
 pub(crate) mod test;
 

@@ -2,5 +2,6 @@
 
 pub(crate) mod actor;
 pub(crate) mod message;
+pub(crate) mod remote_behavior;
 pub(crate) mod states;
 pub(crate) mod test;

@@ -31,6 +31,7 @@ pub(crate) mod association;
 pub(crate) mod detector;
 mod handshake;
 pub(crate) mod link;
+pub mod spawn;
 pub(crate) mod tls;
 pub(crate) mod transport;
 

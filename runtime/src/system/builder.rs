@@ -184,6 +184,7 @@ impl ActorSystemBuilder {
             Some(registry) => registry,
             None => Registry::linked()?,
         };
+        crate::remote::spawn::check_linked()?;
         let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
         let (address, listening) = match &self.remote {
             Some(remote) => {

@@ -73,6 +73,11 @@ impl<P: RemoteProtocol> Serialize for ActorRef<P> {
     /// The full URI, `tapio://system@host:port/user/path#uid`. An ask's promise is
     /// exported under `/system/promises` so the answer can find it.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if crate::remote::spawn::refuse_ref_in_args() {
+            return Err(serde::ser::Error::custom(
+                "an ActorRef cannot be in spawn arguments",
+            ));
+        }
         serializer.serialize_str(&self.wire_uri())
     }
 }
@@ -131,7 +136,10 @@ fn parse_uri(uri: &str) -> Result<Uri<'_>, String> {
 
 impl SystemShared {
     /// The live ref a URI names, of protocol `P`.
-    fn resolve_uri<P: Message>(self: &Arc<Self>, uri: &str) -> Result<ActorRef<P>, String> {
+    pub(crate) fn resolve_uri<P: Message>(
+        self: &Arc<Self>,
+        uri: &str,
+    ) -> Result<ActorRef<P>, String> {
         let parsed = parse_uri(uri)?;
         if &parsed.address == self.address() {
             let found = self

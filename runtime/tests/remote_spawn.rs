@@ -1,0 +1,251 @@
+//! Remote spawn (S46): a spawner on one system starts the factories it offers, on
+//! request from another; the requester gets a typed ref and watches it; the new
+//! actor is the spawner's child, supervised on its own node.
+
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::remote::RemoteSettings;
+use tapio::remote::spawn::{
+    RemoteSpawnError, Spawn, SpawnFailure, SpawnReply, Spawner, SpawnerMsg,
+};
+use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
+use tapio::{SupervisorStrategy, remote_behavior};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// What a doubler is built with.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct DoublerArgs {
+    pub factor: u64,
+}
+
+#[message(remote = "spawn-test.double.v1", reply = Doubled)]
+pub struct Double(pub u64);
+
+#[message(remote = "spawn-test.doubled.v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Doubled {
+    pub n: u64,
+    pub handled: u64,
+}
+
+#[message(remote = "spawn-test.crash.v1")]
+pub struct Crash;
+
+#[message(remote = "spawn-test.retire.v1")]
+pub struct Retire;
+
+#[derive(Debug, thiserror::Error)]
+#[error("the doubler fell over")]
+pub struct Fell;
+
+pub struct Doubler {
+    factor: u64,
+    handled: u64,
+}
+
+#[actor]
+impl Doubler {
+    fn double(&mut self, Double(n): Double) -> Doubled {
+        self.handled += 1;
+        Doubled {
+            n: n * self.factor,
+            handled: self.handled,
+        }
+    }
+
+    fn crash(&mut self, _: Crash) -> Result<(), Fell> {
+        Err(Fell)
+    }
+
+    fn retire(&mut self, _: Retire) -> Behavior<DoublerMsg> {
+        Behaviors::stopped()
+    }
+}
+
+/// How many actors the factories below built (constructors run); each factory is
+/// asked for by one test only.
+static STRICT_BUILT: AtomicUsize = AtomicUsize::new(0);
+static TRIPLERS_BUILT: AtomicUsize = AtomicUsize::new(0);
+
+/// The factory the spawner offers; it declares the doubler's supervision.
+#[remote_behavior("spawn-test.doubler")]
+pub fn doubler(args: DoublerArgs) -> Behavior<DoublerMsg> {
+    let factor = args.factor;
+    Behaviors::supervise(Behaviors::setup(move |_| Doubler { factor, handled: 0 }))
+        .on_failure::<Fell>(SupervisorStrategy::restart())
+        .into()
+}
+
+/// Offered too; only ever asked with arguments that do not decode.
+#[remote_behavior("spawn-test.strict")]
+pub fn strict(args: DoublerArgs) -> Behavior<DoublerMsg> {
+    STRICT_BUILT.fetch_add(1, Ordering::SeqCst);
+    let factor = args.factor;
+    Behaviors::setup(move |_| Doubler { factor, handled: 0 })
+}
+
+/// A factory linked into the binary that the spawner does not offer.
+#[remote_behavior("spawn-test.tripler")]
+pub fn tripler(args: DoublerArgs) -> Behavior<DoublerMsg> {
+    TRIPLERS_BUILT.fetch_add(1, Ordering::SeqCst);
+    let factor = args.factor * 3;
+    Behaviors::setup(move |_| Doubler { factor, handled: 0 })
+}
+
+/// Arguments that carry a ref: refused before anything is sent.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct WithRef {
+    pub boss: ActorRef<Doubled>,
+}
+
+#[remote_behavior("spawn-test.with-ref")]
+pub fn with_ref(_args: WithRef) -> impl tapio::IntoBehavior<Doubled> {
+    Behaviors::ignore::<Doubled>()
+}
+
+/// Two nodes with a spawner offering `doubler` on `b`, and `a`'s ref to it.
+fn spawner_on_b() -> (TwoNodes, ActorRef<SpawnerMsg>) {
+    let settings = RemoteSettings::loopback()
+        .heartbeat_interval(Duration::from_millis(100))
+        .unreachable_after(Duration::from_secs(30));
+    let nodes = two_nodes(settings).unwrap();
+    let spawner = Spawner::offering::<doubler>()
+        .and::<strict>()
+        .build()
+        .unwrap();
+    nodes.b.spawn(spawner, "spawner").unwrap();
+    let remote = nodes
+        .a
+        .resolve::<SpawnerMsg>(&format!("{}/user/spawner", nodes.b.address()))
+        .unwrap();
+    (nodes, remote)
+}
+
+// S46: the requester gets a typed ref to an actor started on the other node, as
+// the spawner's child; a crash there is supervised there (the same ref keeps
+// working, the job count starts again); the requester watches it and hears when
+// it retires.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s46_a_spawner_starts_an_offered_factory_for_another_node() {
+    let (nodes, spawner) = spawner_on_b();
+    let spawned = spawner
+        .spawn_remote::<doubler>(DoublerArgs { factor: 2 }, "doubler-1")
+        .await
+        .unwrap();
+    assert_eq!(spawned.name, "doubler-1");
+    let worker = spawned.actor;
+    assert_eq!(worker.path().to_string(), "/user/spawner/doubler-1");
+    assert_eq!(worker.path().address(), nodes.b.address());
+    let mut watcher = TestProbe::<Doubled>::new(&nodes.a);
+    watcher.watch(&worker);
+
+    assert_eq!(
+        worker.ask(Double(6)).timeout(WAIT).await,
+        Ok(Doubled { n: 12, handled: 1 })
+    );
+    worker.tell(Crash);
+    assert_eq!(
+        worker.ask(Double(7)).timeout(WAIT).await,
+        Ok(Doubled { n: 14, handled: 1 })
+    );
+    watcher
+        .expect_no_termination(Duration::from_millis(50))
+        .await;
+    worker.tell(Retire);
+    watcher.expect_terminated(&worker, WAIT).await;
+    nodes.terminate().await;
+}
+
+// S46: refusals name their reason and run no constructor: a key nobody
+// registered, a factory that exists but is not offered, arguments that do not
+// decode, a name already taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s46_refused_requests_run_no_constructor() {
+    let (nodes, spawner) = spawner_on_b();
+    let ask = |factory: &str, args: Vec<u8>, name: &str| {
+        spawner
+            .ask(Spawn {
+                factory: factory.into(),
+                args,
+                name: name.into(),
+            })
+            .timeout(WAIT)
+    };
+    let unknown = ask("spawn-test.nobody", vec![], "x").await.unwrap();
+    assert_eq!(
+        unknown,
+        SpawnReply::SpawnFailed {
+            reason: SpawnFailure::UnknownFactory {
+                factory: "spawn-test.nobody".into()
+            }
+        }
+    );
+
+    let not_offered = spawner
+        .spawn_remote::<tripler>(DoublerArgs { factor: 1 }, "tripler-1")
+        .await;
+    assert_eq!(
+        not_offered,
+        Err(RemoteSpawnError::Refused(SpawnFailure::NotOffered {
+            factory: "spawn-test.tripler".into()
+        }))
+    );
+    assert_eq!(TRIPLERS_BUILT.load(Ordering::SeqCst), 0);
+
+    // A varint that never ends is not a `u64`.
+    let garbled = ask("spawn-test.strict", vec![0xff; 11], "garbled")
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            &garbled,
+            SpawnReply::SpawnFailed {
+                reason: SpawnFailure::BadArguments { factory, .. }
+            } if factory == "spawn-test.strict"
+        ),
+        "{garbled:?}"
+    );
+    assert_eq!(STRICT_BUILT.load(Ordering::SeqCst), 0);
+
+    spawner
+        .spawn_remote::<doubler>(DoublerArgs { factor: 2 }, "twin")
+        .await
+        .unwrap();
+    let taken = spawner
+        .spawn_remote::<doubler>(DoublerArgs { factor: 2 }, "twin")
+        .await;
+    assert_eq!(
+        taken,
+        Err(RemoteSpawnError::Refused(SpawnFailure::NameTaken {
+            name: "twin".into()
+        }))
+    );
+    nodes.terminate().await;
+}
+
+// S46: arguments cannot carry an `ActorRef`: refused on the requesting side,
+// before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s46_arguments_with_a_ref_are_refused_before_sending() {
+    let (nodes, spawner) = spawner_on_b();
+    let boss = TestProbe::<Doubled>::new(&nodes.a);
+    let refused = spawner
+        .spawn_remote::<with_ref>(
+            WithRef {
+                boss: boss.actor_ref().clone(),
+            },
+            "with-ref",
+        )
+        .await;
+    let Err(RemoteSpawnError::Arguments(why)) = refused else {
+        panic!("expected the arguments refused, got {refused:?}");
+    };
+    assert!(why.contains("ActorRef"), "{why}");
+    nodes.terminate().await;
+}
