@@ -1,4 +1,6 @@
-//! Remoting settings (S38): where a system listens, and the secret its links share.
+//! Remoting (S38–S47): where a system listens and the secret its links share, the
+//! links themselves, watching across them, the failure detector and quarantine,
+//! and starting actors on another system ([`spawn`]).
 //!
 //! `ActorSystem::builder(name).remote(RemoteSettings::loopback())` binds a TCP port
 //! while the system is built: with port 0 the OS picks one, and
@@ -22,8 +24,12 @@
 //! With [`RemoteSettings::tls`], every link is mutual TLS (see [`TlsSettings`]),
 //! and the handshake runs inside it, bound to the TLS session.
 //!
-//! Not there yet: watching an actor of another system, the failure detector,
-//! quarantine and reconnect policies, and `offer` across a link.
+//! Watching an actor of another system works as for a local one (S41); each
+//! association heartbeats, and a peer silent for
+//! [`RemoteSettings::unreachable_after`] is given up on and quarantined (S42,
+//! [`PeerUnreachable`]) until [`ActorSystem::clear_quarantine`] and
+//! [`ActorSystem::reconnect`] (S43). `offer` on a remote ref waits for room in the
+//! outbound buffer (S47).
 #![doc = ""]
 #![doc = include_str!("../../../docs/remoting.md")]
 
