@@ -1250,6 +1250,10 @@ async fn dead_letters_tapio() -> Duration {
 
 // ---------------------------------------------------------------- report
 
+fn micros(d: Duration) -> f64 {
+    d.as_nanos() as f64 / 1_000.0
+}
+
 fn per(d: Duration, n: u64) -> f64 {
     d.as_nanos() as f64 / n as f64
 }
@@ -1524,6 +1528,43 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
             actix: Actix::Absent,
             goal: "<= 1.0x (raw = 1,000 ns: 1,000,000 msg/s)".into(),
         });
+    }
+
+    if want("remote-ask") {
+        use crate::link_latency::{quantile, raw_round_trip, remote_ask};
+        let runtime = flavor.runtime();
+        runtime.block_on(remote_ask()); // warm-up
+        let raw = runtime.block_on(raw_round_trip());
+        let ours = runtime.block_on(remote_ask());
+        for (q, workload) in [(0.5, "remote ask p50"), (0.99, "remote ask p99")] {
+            row(Row {
+                workload,
+                flavor,
+                unit: "us",
+                raw: micros(quantile(&raw, q)),
+                tapio: micros(quantile(&ours, q)),
+                actix: Actix::Absent,
+                goal: "(raw = TCP round trip of 100 bytes)".into(),
+            });
+        }
+    }
+
+    if want("handshake") {
+        use crate::link_latency::{handshakes, quantile, tcp_connects};
+        let runtime = flavor.runtime();
+        let connects = runtime.block_on(tcp_connects());
+        for (tls, workload) in [(false, "handshake"), (true, "handshake tls")] {
+            let made = runtime.block_on(handshakes(tls));
+            row(Row {
+                workload,
+                flavor,
+                unit: "us",
+                raw: micros(quantile(&connects, 0.5)),
+                tapio: micros(quantile(&made, 0.5)),
+                actix: Actix::Absent,
+                goal: "(p50; raw = bare TCP connect)".into(),
+            });
+        }
     }
 
     if want("state") {

@@ -6,7 +6,8 @@
 //!   (see `compare`). This is what BENCHMARKS.md shows.
 //! - `core [workload ..]`: tapio's own table against raw tokio, with the goals of
 //!   issues 7 and 8 (tell, contended, bounded, fairness, ping-pong, ask, spawn,
-//!   memory, stop, skynet, dead-letters, wire, state; see `core_table`).
+//!   memory, stop, skynet, dead-letters, wire, state, link, remote-ask, handshake;
+//!   see `core_table`).
 //! - `core profile <workload> <mt|ct>`: one workload many times, for a profiler.
 //!
 //! The children the two modes start: `core spawn-child`, `core memory-child`,
@@ -17,6 +18,7 @@ mod compare;
 mod core_table;
 mod frameworks;
 mod harness;
+mod link_latency;
 mod machine;
 mod wire_state;
 mod workloads;
