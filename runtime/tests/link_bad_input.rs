@@ -592,21 +592,27 @@ async fn s38_a_hello_dribbled_a_byte_a_second_is_cut_at_the_handshake_deadline()
 }
 
 // S38: bytes that are not a hello (an HTTP request, a body postcard cannot read as
-// one, a hello with another magic) close the connection without an answer.
+// one, a hello with another magic, a hello from something that is not an address)
+// close the connection without an answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s38_garbage_instead_of_a_hello_closes_the_connection() {
     let setup = setup(LONG).await;
-    let another_magic = postcard::to_allocvec(&Hello {
-        magic: *b"HTTP/",
-        version: PROTOCOL_VERSION,
-        nonce: [0; 32],
-        address: raw_address("magic"),
-    })
-    .unwrap();
-    let cases: [(&str, Vec<u8>); 3] = [
+    let odd_hello = |magic: [u8; 5], address: &str| {
+        framed(
+            &postcard::to_allocvec(&Hello {
+                magic,
+                version: PROTOCOL_VERSION,
+                nonce: [0; 32],
+                address: address.to_owned(),
+            })
+            .unwrap(),
+        )
+    };
+    let cases = [
         ("http", b"GET / HTTP/1.1\r\nHost: tapio\r\n\r\n".to_vec()),
         ("unreadable", framed(&[0xff; 40])),
-        ("another magic", framed(&another_magic)),
+        ("another magic", odd_hello(*b"HTTP/", &raw_address("magic"))),
+        ("no address", odd_hello(*b"TAPIO", "127.0.0.1:1")),
     ];
     for (name, bytes) in cases {
         let mut stream = connect(&setup.nodes.b).await;
@@ -747,8 +753,18 @@ enum Seen {
 }
 
 /// The listener's side of the handshake, as `address`, with the shared secret,
-/// then the verdict "!welcome". The dialer's proof must check out.
+/// then the verdict "!welcome".
 async fn accept_as_listener(stream: &mut TcpStream, address: &str) {
+    accept_as_listener_without_verdict(stream, address).await;
+    stream
+        .write_all(&frame("!welcome", "/", &[]))
+        .await
+        .unwrap();
+}
+
+/// The listener's side of the handshake, as `address`, with the shared secret, up
+/// to the dialer's proof, which must check out.
+async fn accept_as_listener_without_verdict(stream: &mut TcpStream, address: &str) {
     let hello = read_message(stream).await.expect("a hello");
     let _: Hello = postcard::from_bytes(&hello).expect("a hello");
     let nonce = random_nonce();
@@ -770,10 +786,6 @@ async fn accept_as_listener(stream: &mut TcpStream, address: &str) {
         handshake_tag(SECRET, Side::Dialer { listener_tag }, transcript),
         "the dialer's proof"
     );
-    stream
-        .write_all(&frame("!welcome", "/", &[]))
-        .await
-        .unwrap();
 }
 
 /// Report every note that arrives on `connection` until it ends.
@@ -879,5 +891,79 @@ async fn s39_a_reset_by_the_peer_dead_letters_what_was_on_the_connection_and_dia
     setup.good_link_delivers(1).await;
     setup.inbox_next_is_from_the_good_link(2).await;
     fake.abort();
+    setup.terminate().await;
+}
+
+/// A peer at `listener` that accepts the handshake as `address` and then never
+/// sends its verdict, holding every connection open.
+async fn stalling_peer(listener: TcpListener, address: String) {
+    let mut held = Vec::new();
+    loop {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        accept_as_listener_without_verdict(&mut stream, &address).await;
+        held.push(stream);
+    }
+}
+
+/// A peer at `listener` that answers every hello with bytes that are no answer.
+async fn babbling_peer(listener: TcpListener) {
+    loop {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let _ = stream.write_all(&[0xff; 64]).await;
+    }
+}
+
+// S39: the dialer's side of a handshake that goes wrong: a peer that answers with
+// garbage, and one that accepts the handshake but never sends its verdict. Neither
+// hangs the sender: what was told becomes a dead letter `Unreachable` naming the
+// peer, the silent one's at the handshake deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s39_a_peer_that_babbles_or_stalls_in_the_handshake_dead_letters_instead_of_hanging() {
+    let mut setup = setup(LONG).await;
+    let a = &setup.nodes.a;
+    let mut letters = a.events().subscribe::<DeadLetter>();
+    let fake = |name: &str, listener: &TcpListener| {
+        let port = listener.local_addr().unwrap().port();
+        format!("tapio://{name}@127.0.0.1:{port}")
+    };
+    let babbler = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let babbler_address = fake("babbler", &babbler);
+    let staller = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let staller_address = fake("staller", &staller);
+    let peers = [
+        tokio::spawn(babbling_peer(babbler)),
+        tokio::spawn(stalling_peer(staller, staller_address.clone())),
+    ];
+
+    let started = Instant::now();
+    for address in [&babbler_address, &staller_address] {
+        let to_fake = a.resolve::<Note>(&format!("{address}/user/inbox")).unwrap();
+        to_fake.tell(Note(1));
+    }
+    let babbled = next_letter(&mut letters).await;
+    assert_eq!(
+        babbled.reason(),
+        &DeadLetterReason::Unreachable {
+            peer: Address::parse(&babbler_address).unwrap()
+        }
+    );
+    let stalled = next_letter(&mut letters).await;
+    assert_eq!(
+        stalled.reason(),
+        &DeadLetterReason::Unreachable {
+            peer: Address::parse(&staller_address).unwrap()
+        }
+    );
+    assert!(
+        started.elapsed() >= HANDSHAKE_TIMEOUT,
+        "given up after {:?}",
+        started.elapsed()
+    );
+
+    setup.good_link_delivers(1).await;
+    setup.inbox_next_is_from_the_good_link(2).await;
+    for peer in peers {
+        peer.abort();
+    }
     setup.terminate().await;
 }
