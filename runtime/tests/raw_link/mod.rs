@@ -83,7 +83,9 @@ pub fn handshake_tag(secret: &[u8], side: Side, transcript: Transcript<'_>) -> [
         Side::Dialer { listener_tag } => (b"tapio/dialer", Some(listener_tag)),
     };
     mac.update(label);
+    // The first part is the TLS session's binding: empty on a plain link.
     let mut parts: Vec<&[u8]> = vec![
+        &[],
         transcript.hello,
         transcript.nonce,
         transcript.address.as_bytes(),
