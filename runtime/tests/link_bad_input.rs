@@ -646,3 +646,28 @@ async fn s39_a_peer_that_babbles_or_stalls_in_the_handshake_dead_letters_instead
     }
     setup.terminate().await;
 }
+
+// S38: a crowd of strangers that connect and say nothing holds at most 128
+// handshakes open at once: the connections past that are closed at once, not held
+// for the handshake deadline, and the established link keeps delivering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s38_connections_stuck_in_the_handshake_are_bounded() {
+    let mut setup = setup(LONG).await;
+    let mut silent = Vec::new();
+    for _ in 0..128 {
+        silent.push(connect(&setup.nodes.b).await);
+    }
+    // Past the bound: closed at once, long before the 5 s handshake deadline.
+    let mut extra = connect(&setup.nodes.b).await;
+    let started = Instant::now();
+    assert!(closed_by_node(&mut extra).await.is_empty());
+    assert!(
+        started.elapsed() < HANDSHAKE_TIMEOUT,
+        "{:?}",
+        started.elapsed()
+    );
+    setup.good_link_delivers(1).await;
+    setup.inbox_next_is_from_the_good_link(2).await;
+    drop(silent);
+    setup.nodes.terminate().await;
+}

@@ -277,25 +277,51 @@ impl Transport {
 }
 
 /// Accept links, each handshaken and then read in a task of its own.
+/// Connections still in their handshake are held to this many: past it, a new
+/// connection is closed at once (each is held at most `HANDSHAKE_TIMEOUT` and
+/// `HANDSHAKE_LIMIT` bytes a message, so a crowd of strangers costs a bounded
+/// amount).
+const HANDSHAKES_AT_ONCE: usize = 128;
+
+/// How long the accept loop pauses after the OS refuses an accept (out of file
+/// descriptors, say), rather than spin.
+const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
+
 async fn accept_loop(listener: TcpListener, transport: Weak<Transport>) {
+    let handshaking = Arc::new(tokio::sync::Semaphore::new(HANDSHAKES_AT_ONCE));
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                tracing::warn!(%error, "cannot accept a link; pausing");
+                tokio::time::sleep(ACCEPT_PAUSE).await;
+                continue;
+            }
         };
         let Some(links) = transport.upgrade() else {
             return;
         };
+        let Ok(permit) = handshaking.clone().try_acquire_owned() else {
+            tracing::warn!("too many links in their handshake at once: one is refused");
+            drop(stream);
+            continue;
+        };
         let transport = transport.clone();
         links.spawn(async move {
-            if let Err(error) = accept(stream, transport).await {
+            if let Err(error) = accept(stream, transport, permit).await {
                 tracing::debug!(%error, "link refused");
             }
         });
     }
 }
 
-/// Handshake a connection a peer dialled, then read what it sends.
-async fn accept(stream: TcpStream, transport: Weak<Transport>) -> Result<(), String> {
+/// Handshake a connection a peer dialled (holding `permit` until it is done), then
+/// read what it sends.
+async fn accept(
+    stream: TcpStream,
+    transport: Weak<Transport>,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
     let (secret, me, settings) = {
         let links = transport.upgrade().ok_or("the system has terminated")?;
@@ -327,6 +353,7 @@ async fn accept(stream: TcpStream, transport: Weak<Transport>) -> Result<(), Str
     if quarantined {
         return Err(format!("{peer} is quarantined"));
     }
+    drop(permit);
     association.heard();
     // Heartbeats start, and with them the connection back to the peer.
     association.in_use();
@@ -364,19 +391,44 @@ async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: 
             let _ = crate::wire::deliver_frame(&system, &peer, &prefix);
             return;
         }
-        let mut frame = vec![0; 4 + length];
-        frame[..4].copy_from_slice(&prefix);
-        match tokio::time::timeout(patience, stream.read_exact(&mut frame[4..])).await {
-            Ok(Ok(_)) => {}
+        let frame = match tokio::time::timeout(patience, read_body(&mut stream, prefix)).await {
+            Ok(Ok(frame)) => frame,
             Ok(Err(_)) => return,
             Err(_) => {
                 tracing::debug!(%peer, "a frame did not arrive whole in time: the link is cut");
                 return;
             }
-        }
+        };
         association.heard();
         receive(&system, links, association, &frame, &limits);
     }
+}
+
+/// Frames up to this size are read into a buffer of their announced size; a larger
+/// one grows its buffer as its bytes arrive, so a peer that announces a large frame
+/// and stalls holds no more memory than it has sent.
+const READ_WHOLE: usize = 64 * 1024;
+
+/// The frame whose length `prefix` announces (checked against the limit already),
+/// prefix included.
+async fn read_body<R: AsyncRead + Unpin>(
+    stream: &mut R,
+    prefix: [u8; 4],
+) -> std::io::Result<Vec<u8>> {
+    let length = u32::from_be_bytes(prefix) as usize;
+    if length <= READ_WHOLE {
+        let mut frame = vec![0; 4 + length];
+        frame[..4].copy_from_slice(&prefix);
+        stream.read_exact(&mut frame[4..]).await?;
+        return Ok(frame);
+    }
+    let mut frame = Vec::with_capacity(4 + READ_WHOLE);
+    frame.extend_from_slice(&prefix);
+    stream.take(length as u64).read_to_end(&mut frame).await?;
+    if frame.len() < 4 + length {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(frame)
 }
 
 /// One frame from the peer of `association`: the link's own, or a message.
