@@ -65,6 +65,12 @@ pub mod two_nodes;
 #[path = "two_nodes_messages.rs"]
 pub mod two_nodes_messages;
 
+#[path = "remote_spawn.rs"]
+pub mod remote_spawn;
+
+#[path = "remote_spawn_doubler.rs"]
+pub mod remote_spawn_doubler;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -95,4 +101,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
         Box::pin(state_machine_without_macros::run())
     }),
     ("two_nodes", || Box::pin(two_nodes::run())),
+    ("remote_spawn", || Box::pin(remote_spawn::run())),
 ];

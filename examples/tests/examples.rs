@@ -408,3 +408,34 @@ fn two_nodes_greets_across_a_link() {
         .collect();
     assert_eq!(printed, expected, "two_nodes: what the binary printed");
 }
+
+/// [`check`], for an example whose lines name an address with a port the OS picks.
+fn check_without_port(example: &str, returned: Vec<String>, expected: &[&str]) {
+    let returned: Vec<String> = returned.iter().map(|line| without_port(line)).collect();
+    assert_eq!(returned, expected, "{example}: what `run` returned");
+    let printed: Vec<String> = printed_by(example)
+        .iter()
+        .map(|line| without_port(line))
+        .collect();
+    assert_eq!(printed, expected, "{example}: what the binary printed");
+}
+
+// S46: the worker is started on compute at orders' request and answers through a
+// typed ref; it crashes and is restarted over there (the same ref answers, the job
+// count starts again); a key compute does not have is refused with its reason;
+// orders' overseer watches the worker and hears it retire.
+#[test]
+fn remote_spawn_starts_a_worker_that_its_own_node_restarts_and_orders_watches() {
+    check_without_port(
+        "remote_spawn",
+        lines_of(tapio_examples::remote_spawn::run),
+        &[
+            "orders: compute started doubler-1 at tapio://compute@127.0.0.1:PORT/user/spawner/doubler-1",
+            "orders: 6 doubled is 12, job 1 for it",
+            "orders: 7 doubled is 14, job 1 for it",
+            "orders: its count started again; compute restarted it and told orders nothing",
+            "orders: compute refused tripler: unknown factory \"tripler\": the spawner's binary has no factory with this key (do both systems run the same code?)",
+            "orders: doubler-1 is gone, so the next job needs another worker",
+        ],
+    );
+}
