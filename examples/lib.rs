@@ -71,6 +71,12 @@ pub mod remote_spawn;
 #[path = "remote_spawn_doubler.rs"]
 pub mod remote_spawn_doubler;
 
+#[path = "worker_pool_remote.rs"]
+pub mod worker_pool_remote;
+
+#[path = "worker_pool_remote_sink.rs"]
+pub mod worker_pool_remote_sink;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -102,4 +108,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     }),
     ("two_nodes", || Box::pin(two_nodes::run())),
     ("remote_spawn", || Box::pin(remote_spawn::run())),
+    ("worker_pool_remote", || Box::pin(worker_pool_remote::run())),
 ];
