@@ -77,6 +77,18 @@ pub mod worker_pool_remote;
 #[path = "worker_pool_remote_sink.rs"]
 pub mod worker_pool_remote_sink;
 
+#[path = "node_failure.rs"]
+pub mod node_failure;
+
+#[path = "node_failure_messages.rs"]
+pub mod node_failure_messages;
+
+#[path = "partition.rs"]
+pub mod partition;
+
+#[path = "partition_messages.rs"]
+pub mod partition_messages;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -109,4 +121,6 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("two_nodes", || Box::pin(two_nodes::run())),
     ("remote_spawn", || Box::pin(remote_spawn::run())),
     ("worker_pool_remote", || Box::pin(worker_pool_remote::run())),
+    ("node_failure", || Box::pin(node_failure::run())),
+    ("partition", || Box::pin(partition::run())),
 ];

@@ -55,6 +55,25 @@ impl Tally {
     }
 }
 
+/// How long an example waits for anything it expects before it gives up: far longer
+/// than any step takes, so reaching it means something is broken.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Wait for `step` for at most [`WAIT`], so a broken example fails with `what` it
+/// was waiting for instead of hanging.
+///
+/// # Errors
+///
+/// When `step` has not finished within [`WAIT`].
+pub async fn within<T>(
+    what: &str,
+    step: impl std::future::Future<Output = T>,
+) -> Result<T, ExampleError> {
+    tokio::time::timeout(WAIT, step)
+        .await
+        .map_err(|_| format!("gave up after {WAIT:?} waiting for {what}").into())
+}
+
 /// Send the actors' logs to stderr, at the level `RUST_LOG` asks for (nothing by
 /// default). Every record a handler logs is tagged with the actor's path.
 pub fn init_logging() {

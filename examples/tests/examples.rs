@@ -374,15 +374,41 @@ fn state_machine_without_macros_matches_the_generated_one() {
     );
 }
 
-/// `line` with the port of an address (`@127.0.0.1:40123/`) written as `PORT`: the
-/// OS picks it anew on every run.
+/// `line` with every loopback port (`127.0.0.1:40123`) written as `PORT`: the OS
+/// picks them anew on every run.
 fn without_port(line: &str) -> String {
-    match (line.find("@127.0.0.1:"), line.rfind("/user/")) {
-        (Some(at), Some(path)) if at < path => {
-            format!("{}@127.0.0.1:PORT{}", &line[..at], &line[path..])
-        }
-        _ => line.to_owned(),
+    const HOST: &str = "127.0.0.1:";
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(HOST) {
+        let after = &rest[at + HOST.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&rest[..at + HOST.len()]);
+        out.push_str(if digits > 0 { "PORT" } else { "" });
+        rest = &after[digits..];
     }
+    out.push_str(rest);
+    out
+}
+
+/// [`check`], for an example whose lines name loopback ports.
+fn check_without_ports(example: &str, returned: Vec<String>, expected: &[&str]) {
+    let returned: Vec<String> = returned.iter().map(|line| without_port(line)).collect();
+    assert_eq!(returned, expected, "{example}: what `run` returned");
+    let printed: Vec<String> = printed_by(example)
+        .iter()
+        .map(|line| without_port(line))
+        .collect();
+    assert_eq!(printed, expected, "{example}: what the binary printed");
+}
+
+#[test]
+fn without_port_hides_every_loopback_port() {
+    assert_eq!(
+        without_port("at tapio://a@127.0.0.1:4012/user/x and tapio://b@127.0.0.1:80"),
+        "at tapio://a@127.0.0.1:PORT/user/x and tapio://b@127.0.0.1:PORT"
+    );
+    assert_eq!(without_port("no address"), "no address");
 }
 
 // S38, S39: the greeting crosses a link between two systems and the answer comes
@@ -394,16 +420,67 @@ fn two_nodes_greets_across_a_link() {
         "away: hello, world!",
         "home: world has been greeted",
     ];
-    let returned: Vec<String> = lines_of(tapio_examples::two_nodes::run)
-        .iter()
-        .map(|line| without_port(line))
-        .collect();
-    assert_eq!(returned, expected, "two_nodes: what `run` returned");
-    let printed: Vec<String> = printed_by("two_nodes")
-        .iter()
-        .map(|line| without_port(line))
-        .collect();
-    assert_eq!(printed, expected, "two_nodes: what the binary printed");
+    check_without_ports(
+        "two_nodes",
+        lines_of(tapio_examples::two_nodes::run),
+        &expected,
+    );
+}
+
+// S41: a remote watch hears the worker's whole system stop, at once; the
+// coordinator rebuilds the worker as a child of its own and carries on.
+#[test]
+fn node_failure_rebuilds_the_worker_here_when_its_node_goes() {
+    check_without_ports(
+        "node_failure",
+        lines_of(tapio_examples::node_failure::run),
+        &[
+            "away: the worker did job 1",
+            "home: job 1 came back from away",
+            "away: the whole system terminates",
+            "home: the worker on away is gone, rebuilding it here",
+            "home: the worker did job 2",
+            "home: job 2 came back from home",
+            "home: the worker did job 3",
+            "home: job 3 came back from home",
+        ],
+    );
+}
+
+// S41, S42, S43, S45: a partition gives each live node up on the other (both
+// quarantine, both watchers hear Terminated) while both keep serving locally;
+// healing repairs nothing; clearing both quarantines and reconnecting does, through
+// refs resolved again.
+#[test]
+fn partition_leaves_both_nodes_wrong_until_somebody_reconnects() {
+    check_without_ports(
+        "partition",
+        lines_of(tapio_examples::partition::run),
+        &[
+            "away: poked by home, still answering",
+            "home: answered by the actor on away",
+            "home: poked by away, still answering",
+            "away: answered by the actor on home",
+            "home: the network between home and away is cut",
+            "home: nothing from away for 1s, gave it up: quarantined",
+            "away: nothing from home for 1s, gave it up: quarantined",
+            "home: told that /user/steady on away has stopped",
+            "away: told that /user/steady on home has stopped",
+            "home: poked by home, still answering",
+            "home: answered by the actor on home",
+            "away: poked by away, still answering",
+            "away: answered by the actor on away",
+            "home: the network is back, and a poke to away is still a dead letter: quarantined",
+            "home: cleared the quarantine of away",
+            "away: cleared the quarantine of home",
+            "home: reconnected to away",
+            "home: the old ref to away still dead-letters: its session has ended",
+            "away: poked by home, still answering",
+            "home: answered by the actor on away",
+            "home: poked by away, still answering",
+            "away: answered by the actor on home",
+        ],
+    );
 }
 
 /// `line` as `without_port` leaves it, with the share of the work each worker did
