@@ -89,6 +89,12 @@ pub mod partition;
 #[path = "partition_messages.rs"]
 pub mod partition_messages;
 
+#[path = "remote_ask.rs"]
+pub mod remote_ask;
+
+#[path = "remote_ask_messages.rs"]
+pub mod remote_ask_messages;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -123,4 +129,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("worker_pool_remote", || Box::pin(worker_pool_remote::run())),
     ("node_failure", || Box::pin(node_failure::run())),
     ("partition", || Box::pin(partition::run())),
+    ("remote_ask", || Box::pin(remote_ask::run())),
 ];

@@ -67,7 +67,7 @@ pub const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// When `step` has not finished within [`WAIT`].
 pub async fn within<T>(
     what: &str,
-    step: impl std::future::Future<Output = T>,
+    step: impl std::future::IntoFuture<Output = T>,
 ) -> Result<T, ExampleError> {
     tokio::time::timeout(WAIT, step)
         .await

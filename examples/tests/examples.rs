@@ -591,3 +591,27 @@ fn worker_pool_remote_never_sends_past_the_grant() {
         );
     }
 }
+// S44: a remote ask is answered; `Timeout` while the peer is there and nobody
+// answers; `Unreachable` for an ask in flight when the peer is given up on, and at
+// once for one asked after, both far inside their 30 s deadline; an answer again
+// after the explicit repair.
+#[test]
+fn remote_ask_tells_a_timeout_from_an_unreachable_peer() {
+    check_without_ports(
+        "remote_ask",
+        lines_of(tapio_examples::remote_ask::run),
+        &[
+            "away: asked \"six times seven\", answering 42",
+            "home: six times seven is 42, says away",
+            "away: asked \"the meaning of life\", still thinking it over",
+            "home: no answer about the meaning of life within 200ms, and away is still there: a timeout",
+            "home: the network between home and away is cut",
+            "home: nothing from away for 1s, gave it up",
+            "home: the ask in flight failed then: away is unreachable, long before its 30s deadline",
+            "home: asked again allowing 30s: unreachable in under a second, away is quarantined",
+            "home: cleared the quarantine on both sides and reconnected",
+            "away: asked \"six times seven\", answering 42",
+            "home: six times seven is still 42, says away",
+        ],
+    );
+}
