@@ -95,6 +95,9 @@ pub mod remote_ask;
 #[path = "remote_ask_messages.rs"]
 pub mod remote_ask_messages;
 
+#[path = "node.rs"]
+pub mod node;
+
 /// How an example is run: it returns the lines it printed.
 pub type Run = fn() -> std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Vec<String>, support::ExampleError>> + Send>,
@@ -130,4 +133,5 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("node_failure", || Box::pin(node_failure::run())),
     ("partition", || Box::pin(partition::run())),
     ("remote_ask", || Box::pin(remote_ask::run())),
+    ("node", || Box::pin(node::run())),
 ];

@@ -615,3 +615,20 @@ fn remote_ask_tells_a_timeout_from_an_unreachable_peer() {
         ],
     );
 }
+
+// S38, S44: `node` without arguments runs its server and its client in one process
+// (`tests/node.rs` runs them as two).
+#[test]
+fn node_greets_from_a_client_system_of_its_own() {
+    check_without_ports(
+        "node",
+        lines_of(tapio_examples::node::run),
+        &[
+            "server: listening at tapio://server@127.0.0.1:PORT",
+            "server: the greeter is tapio://server@127.0.0.1:PORT/user/greeter",
+            "client: asking tapio://server@127.0.0.1:PORT/user/greeter to greet ada",
+            "server: hello, ada!",
+            "client: ada has been greeted by server",
+        ],
+    );
+}
