@@ -140,22 +140,27 @@ pub async fn run() -> Result<Vec<String>, ExampleError> {
     // Now the network is the problem, not the oracle, which keeps running on its own
     // node throughout. The ask allows thirty seconds, and fails when the failure
     // detector gives away up, a second after the link went quiet.
-    let mut gave_up = home.events().subscribe::<PeerUnreachable>();
+    // Away gives home up too, on its own: both sides must have done so before the
+    // repair, or away would quarantine home after it had been told not to.
+    let mut home_gives_up = home.events().subscribe::<PeerUnreachable>();
+    let mut away_gives_up = away.events().subscribe::<PeerUnreachable>();
     nodes.partition();
     lines.push("home: the network between home and away is cut");
     let asked = Instant::now();
-    let (outcome, event) = within("the ask in flight to fail", async {
+    let (outcome, home_gave_up, away_gave_up) = within("the ask in flight to fail", async {
         tokio::join!(
             ask(&remote, "six times seven", GENEROUS),
-            given_up(&mut gave_up)
+            given_up(&mut home_gives_up),
+            given_up(&mut away_gives_up)
         )
     })
     .await?;
-    let event = event?;
-    lines.push(format!(
-        "home: nothing from {} for {UNREACHABLE_AFTER:?}, gave it up",
-        event.peer.system()
-    ));
+    for (node, event) in [("home", home_gave_up?), ("away", away_gave_up?)] {
+        lines.push(format!(
+            "{node}: nothing from {} for {UNREACHABLE_AFTER:?}, gave it up",
+            event.peer.system()
+        ));
+    }
     if let Err(AskError::Unreachable { .. }) = outcome
         && asked.elapsed() < GENEROUS / 3
     {

@@ -607,6 +607,7 @@ fn remote_ask_tells_a_timeout_from_an_unreachable_peer() {
             "home: no answer about the meaning of life within 200ms, and away is still there: a timeout",
             "home: the network between home and away is cut",
             "home: nothing from away for 1s, gave it up",
+            "away: nothing from home for 1s, gave it up",
             "home: the ask in flight failed then: away is unreachable, long before its 30s deadline",
             "home: asked again allowing 30s: unreachable in under a second, away is quarantined",
             "home: cleared the quarantine on both sides and reconnected",
