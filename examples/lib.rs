@@ -128,10 +128,10 @@ pub const EXAMPLES: &[(&str, Run)] = &[
         Box::pin(state_machine_without_macros::run())
     }),
     ("two_nodes", || Box::pin(two_nodes::run())),
-    ("remote_spawn", || Box::pin(remote_spawn::run())),
-    ("worker_pool_remote", || Box::pin(worker_pool_remote::run())),
     ("node_failure", || Box::pin(node_failure::run())),
     ("partition", || Box::pin(partition::run())),
     ("remote_ask", || Box::pin(remote_ask::run())),
     ("node", || Box::pin(node::run())),
+    ("remote_spawn", || Box::pin(remote_spawn::run())),
+    ("worker_pool_remote", || Box::pin(worker_pool_remote::run())),
 ];
