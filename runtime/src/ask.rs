@@ -69,7 +69,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::actor::promise::Answer;
+use crate::actor::promise::{Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, promise};
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
@@ -175,9 +175,13 @@ impl<R: Message> Ask<R> {
     /// What came out of the promise: the answer, or the refusal by the target's
     /// current state.
     fn settled(target: &AnyActorRef, answer: Answer<R>) -> Result<R, AskError> {
-        answer.map_err(|refusal| AskError::NotHandled {
-            target: target.path().clone(),
-            state: refusal.state,
+        let target = || target.path().clone();
+        answer.map_err(|refusal| match refusal {
+            Refusal::NotHandled { state } => AskError::NotHandled {
+                target: target(),
+                state,
+            },
+            Refusal::Unreachable => AskError::Unreachable { target: target() },
         })
     }
 

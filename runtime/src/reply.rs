@@ -39,7 +39,7 @@ impl<T: Message> ReplySlot for ReplyTo<T> {
 
     fn refuse(self, state: &'static str) {
         if let Some(target) = self.target {
-            target.refuse_answer(crate::actor::promise::Refusal { state });
+            target.refuse_answer(crate::actor::promise::Refusal::NotHandled { state });
         }
     }
 }

@@ -411,3 +411,35 @@ async fn s45_dropped_and_delayed_frames() {
     );
     nodes.terminate().await;
 }
+
+// S44: an ask to a system nobody listens at fails with `Unreachable` as soon as the
+// dial fails, not at its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s44_an_ask_to_a_peer_nobody_listens_at_fails_fast() {
+    let home = ActorSystem::builder("home")
+        .remote(patient())
+        .build()
+        .unwrap();
+    // A port that was bound and let go: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let nobody = home
+        .resolve::<EchoerMsg>(&format!("tapio://away@127.0.0.1:{port}/user/worker"))
+        .unwrap();
+    let asked = Instant::now();
+    assert_eq!(
+        nobody.ask(Echo(1)).timeout(Duration::from_secs(30)).await,
+        Err(AskError::Unreachable {
+            target: nobody.path().clone()
+        })
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        asked.elapsed()
+    );
+    home.terminate().await;
+}

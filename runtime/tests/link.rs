@@ -235,3 +235,43 @@ async fn s38_bad_input_on_a_socket_closes_that_connection_only() {
     home.terminate().await;
     away.terminate().await;
 }
+
+// S28, S36: a message adapter is a reply ref like any other across a link: the
+// answer comes back through it, translated, into its owner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s36_a_message_adapter_answers_across_the_link() {
+    let away = node("away", b"");
+    let home = node("home", b"");
+    away.spawn(Behaviors::setup(|_| Greeter { greeted: 0 }), "greeter")
+        .unwrap();
+    let greeter = home
+        .resolve::<GreeterMsg>(&format!("{}/user/greeter", away.address()))
+        .unwrap();
+    let (heard, mut rx) = mpsc::unbounded_channel();
+    home.spawn(
+        Behaviors::setup(move |ctx: &mut ActorContext<String>| {
+            // The owner speaks `String`; the adapter takes the greeter's `Greeted`.
+            let replies =
+                ctx.message_adapter(|greeted: Greeted| format!("via adapter: {}", greeted.0));
+            greeter.tell(Greet {
+                whom: "lin".into(),
+                reply_to: replies,
+            });
+            let heard = heard.clone();
+            Behaviors::receive_message(move |line: String| {
+                let _ = heard.send(line);
+            })
+        }),
+        "owner",
+    )
+    .unwrap();
+    assert_eq!(
+        tokio::time::timeout(WAIT, rx.recv())
+            .await
+            .unwrap()
+            .unwrap(),
+        "via adapter: hello, lin!"
+    );
+    home.terminate().await;
+    away.terminate().await;
+}

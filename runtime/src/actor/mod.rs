@@ -103,6 +103,10 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
     /// that reaches it.
     fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>>;
 
+    /// For an ask's promise: its request was given up on the link, so the ask
+    /// fails at once with `Unreachable`. Nothing for any other cell.
+    fn request_lost(&self);
+
     /// Decode a payload from a peer into the target's protocol and deliver it.
     fn deliver_wire(
         &self,
@@ -257,6 +261,13 @@ impl<P: Message> AnyCell for LocalCell<P> {
     fn watchable(&self) -> bool {
         // A ref to another system's actor is watched over the link.
         !self.core.is_adapter()
+    }
+
+    fn request_lost(&self) {
+        if self.core.lane().is_promise() {
+            self.user
+                .refuse_answer(crate::actor::promise::Refusal::Unreachable);
+        }
     }
 
     fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
@@ -597,6 +608,11 @@ impl AnyActorRef {
     /// that reaches it.
     pub(crate) fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
         self.cell.remote_slot()
+    }
+
+    /// For an ask's promise: its request was given up on the link.
+    pub(crate) fn request_lost(&self) {
+        self.cell.request_lost();
     }
 
     /// Whether a watch of the target can be kept (not for a message adapter).

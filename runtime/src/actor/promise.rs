@@ -14,12 +14,18 @@ use crate::system::SystemShared;
 /// state the asked actor was in.
 pub(crate) type Answer<R> = Result<R, Refusal>;
 
-/// A request refused without an answer by the current state of a state machine
-/// (see `tapio::state`): the ask fails at once, naming the state.
+/// Why a request was refused without an answer: the ask fails at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Refusal {
-    /// The state that does not handle the request.
-    pub(crate) state: &'static str,
+pub(crate) enum Refusal {
+    /// The current state of a state machine (see `tapio::state`) does not handle
+    /// the request.
+    NotHandled {
+        /// The state.
+        state: &'static str,
+    },
+    /// The request, bound for another system, was given up on the link (the peer
+    /// could not be reached, or the connection broke before it was sent).
+    Unreachable,
 }
 
 /// A promise at `/system/promises/{uid}`, and the receiving end of its answer.

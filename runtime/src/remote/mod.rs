@@ -355,6 +355,10 @@ impl ActorSystem {
     /// resolved before the quarantine stay bound to the session that ended: resolve
     /// them again. Nothing is dialled until something is sent, or until
     /// [`reconnect`](Self::reconnect).
+    ///
+    /// It lifts a quarantine in place and nothing else: a peer this system has not
+    /// given up on yet is not affected, and may be given up on later. After a
+    /// partition, wait for [`PeerUnreachable`] on both sides before clearing.
     pub fn clear_quarantine(&self, peer: &Address) -> bool {
         self.shared()
             .transport()

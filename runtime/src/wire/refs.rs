@@ -87,7 +87,9 @@ impl<P: Message> ActorRef<P> {
     /// `/system/promises` (while its asker waits) so the answer can find it.
     pub(crate) fn wire_uri(&self) -> String {
         let core = self.core();
-        if core.lane().is_promise() {
+        if core.lane().is_promise() || core.is_adapter() {
+            // Neither is a child anyone can walk to: an answer (or a message for
+            // the adapter) from a peer finds it by uid.
             core.system().export_promise(core.uid(), self.cell());
         }
         self.to_string()
@@ -222,6 +224,16 @@ impl SystemShared {
                 promises = true;
                 continue;
             }
+            if let Some(adapter) = name.strip_prefix("$adapter-") {
+                // A message adapter of `current`, exported when its ref was written.
+                let uid = adapter.parse::<u64>().map_err(|_| invalid())?;
+                let owner = current;
+                current = self
+                    .exported_promise(uid)
+                    .filter(|found| found.owner().is_some_and(|o| o == owner))
+                    .ok_or(WireProblem::NoRecipient)?;
+                continue;
+            }
             crate::actor::validate_name(name).map_err(|_| invalid())?;
             let core = current.local().ok_or(WireProblem::NoRecipient)?;
             current = core.child(name).ok_or(WireProblem::NoRecipient)?;
@@ -277,7 +289,9 @@ impl Routes {
 
 /// The promises whose refs were serialized, by uid, held while their askers wait:
 /// the request that carried the ref is gone (it crossed the link as bytes), so
-/// nothing else keeps a promise alive for the answer that comes back.
+/// nothing else keeps a promise alive for the answer that comes back. Message
+/// adapters whose refs were serialized too, held while their owners live: an
+/// adapter is not a child, so a frame finds it here.
 #[derive(Default)]
 pub(crate) struct Exported {
     promises: std::collections::HashMap<u64, Arc<dyn AnyCell>>,
@@ -291,7 +305,7 @@ impl Exported {
     pub(crate) fn insert(&mut self, uid: u64, promise: Arc<dyn AnyCell>) {
         self.promises.insert(uid, promise);
         if self.promises.len() > 2 * self.swept_at.max(64) {
-            self.promises.retain(|_, promise| promise.awaits_answer());
+            self.promises.retain(|_, promise| still_wanted(&**promise));
             self.swept_at = self.promises.len();
         }
     }
@@ -299,10 +313,19 @@ impl Exported {
     /// The promise exported under `uid`, while its asker waits.
     pub(crate) fn get(&mut self, uid: u64) -> Option<AnyActorRef> {
         let promise = self.promises.get(&uid)?;
-        if !promise.awaits_answer() {
+        if !still_wanted(&**promise) {
             self.promises.remove(&uid);
             return None;
         }
         Some(AnyActorRef::from_cell(promise.clone()))
+    }
+}
+
+/// Whether an exported ref is still worth holding: a promise while its asker waits,
+/// an adapter while its owner lives.
+fn still_wanted(cell: &dyn AnyCell) -> bool {
+    match cell.owner() {
+        Some(owner) => !owner.is_stopping(),
+        None => cell.awaits_answer(),
     }
 }
