@@ -140,7 +140,7 @@ pub enum SystemError {
     #[error(transparent)]
     Wire(#[from] crate::wire::RegistryError),
     /// A factory key is registered by two `#[remote_behavior]` functions in this
-    /// binary.
+    /// binary, or a factory's arguments type can carry an `ActorRef`.
     #[error(transparent)]
     Factory(#[from] crate::remote::spawn::SpawnerError),
     /// The remote settings cannot be used: a port that cannot be bound, or

@@ -85,6 +85,19 @@ async fn linked(remote: &ActorRef<EchoerMsg>) {
     assert_eq!(remote.ask(Echo(0)).timeout(WAIT).await, Ok(Echoed(0)));
 }
 
+/// A probe on `b` that receives notes, `a`'s ref to it, and one note across to
+/// show the link is up.
+async fn inbox_on_b(nodes: &TwoNodes) -> (TestProbe<Note>, ActorRef<Note>) {
+    let mut inbox = TestProbe::<Note>::new(&nodes.b);
+    let to_inbox = nodes
+        .a
+        .resolve::<Note>(&inbox.actor_ref().to_string())
+        .unwrap();
+    to_inbox.tell(Note(0));
+    assert_eq!(inbox.expect_message(WAIT).await, Note(0));
+    (inbox, to_inbox)
+}
+
 async fn next_unreachable(events: &mut Subscription<PeerUnreachable>) -> PeerUnreachable {
     tokio::time::timeout(WAIT, events.recv())
         .await
@@ -245,13 +258,7 @@ async fn s42_a_long_partition_gives_the_peer_up_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s45_a_short_partition_loses_nothing_and_keeps_order() {
     let nodes = two_nodes(patient()).unwrap();
-    let mut inbox = TestProbe::<Note>::new(&nodes.b);
-    let to_inbox = nodes
-        .a
-        .resolve::<Note>(&inbox.actor_ref().to_string())
-        .unwrap();
-    to_inbox.tell(Note(0));
-    assert_eq!(inbox.expect_message(WAIT).await, Note(0));
+    let (mut inbox, to_inbox) = inbox_on_b(&nodes).await;
 
     nodes.partition();
     for n in 1..=100 {
@@ -359,13 +366,7 @@ async fn s44_remote_ask_tells_timeout_from_unreachable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s45_dropped_and_delayed_frames() {
     let nodes = two_nodes(patient()).unwrap();
-    let mut inbox = TestProbe::<Note>::new(&nodes.b);
-    let to_inbox = nodes
-        .a
-        .resolve::<Note>(&inbox.actor_ref().to_string())
-        .unwrap();
-    to_inbox.tell(Note(0));
-    assert_eq!(inbox.expect_message(WAIT).await, Note(0));
+    let (mut inbox, to_inbox) = inbox_on_b(&nodes).await;
 
     nodes.a_to_b().drop_next(3);
     for n in 1..=10 {

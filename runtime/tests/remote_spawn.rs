@@ -98,15 +98,17 @@ pub fn tripler(args: DoublerArgs) -> Behavior<DoublerMsg> {
     Behaviors::setup(move |_| Doubler { factor, handled: 0 })
 }
 
-/// Arguments that carry a ref: refused before anything is sent.
+/// Arguments whose ref the startup probe cannot see (a `NonZeroU32` refuses the
+/// made-up zero before the ref is reached): refused when encoded instead.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct WithRef {
+pub struct Guarded {
+    pub threads: std::num::NonZeroU32,
     pub boss: ActorRef<Doubled>,
 }
 
-#[remote_behavior("spawn-test.with-ref")]
-pub fn with_ref(_args: WithRef) -> impl tapio::IntoBehavior<Doubled> {
-    Behaviors::ignore::<Doubled>()
+#[remote_behavior("spawn-test.guarded")]
+pub fn guarded(_args: Guarded) -> Behavior<Doubled> {
+    Behaviors::ignore()
 }
 
 /// Two nodes with a spawner offering `doubler` on `b`, and `a`'s ref to it.
@@ -229,18 +231,19 @@ async fn s46_refused_requests_run_no_constructor() {
     nodes.terminate().await;
 }
 
-// S46: arguments cannot carry an `ActorRef`: refused on the requesting side,
-// before anything is sent.
+// S46: a ref in the arguments that the startup check could not see is refused
+// on the requesting side, when the arguments are encoded, before anything is sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s46_arguments_with_a_ref_are_refused_before_sending() {
     let (nodes, spawner) = spawner_on_b();
     let boss = TestProbe::<Doubled>::new(&nodes.a);
     let refused = spawner
-        .spawn_remote::<with_ref>(
-            WithRef {
+        .spawn_remote::<guarded>(
+            Guarded {
+                threads: std::num::NonZeroU32::MIN,
                 boss: boss.actor_ref().clone(),
             },
-            "with-ref",
+            "guarded",
         )
         .await;
     let Err(RemoteSpawnError::Arguments(why)) = refused else {

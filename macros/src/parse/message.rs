@@ -29,13 +29,7 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> MessageArgs 
             Ok(())
         } else if meta.path.is_ident(REMOTE) {
             let key: syn::LitStr = meta.value()?.parse()?;
-            let text = key.value();
-            let valid = !text.is_empty()
-                && text.len() <= 128
-                && text
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "._-:/".contains(c));
-            if !valid {
+            if !is_stable_key(&key.value()) {
                 return Err(syn::Error::new(
                     key.span(),
                     "a wire key is 1 to 128 ASCII letters, digits and `.` `_` `-` `:` `/`, stable across versions of the program, such as \"shop.order.v1\"",
@@ -53,6 +47,17 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> MessageArgs 
         errors.push(error);
     }
     parsed
+}
+
+/// Whether `text` can be a key on the wire (a message's or a factory's): 1 to 128
+/// ASCII letters, digits and `.` `_` `-` `:` `/`. (The link's own frames use keys
+/// beginning with `!`, which no user key can have.)
+pub(crate) fn is_stable_key(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 128
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-:/".contains(c))
 }
 
 /// The name and generics of the item, if it is a struct or an enum; otherwise an

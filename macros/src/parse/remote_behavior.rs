@@ -36,13 +36,7 @@ pub(crate) fn parse_key(args: TokenStream, errors: &mut Errors) -> Option<syn::L
             return None;
         }
     };
-    let text = key.value();
-    let valid = !text.is_empty()
-        && text.len() <= 128
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-:/".contains(c));
-    if !valid {
+    if !crate::parse::message::is_stable_key(&key.value()) {
         errors.error(
             &key,
             "a factory key is 1 to 128 ASCII letters, digits and `.` `_` `-` `:` `/`, stable across versions of the program, such as \"shop.worker.v1\"",

@@ -98,6 +98,10 @@ impl<P: Message> ActorRef<P> {
 
 impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if crate::remote::spawn::probe::noted_ref() {
+            // A factory's arguments type is being checked: this is what it looks for.
+            return Err(D::Error::custom("an ActorRef"));
+        }
         let uri = String::deserialize(deserializer)?;
         let system = DECODING.with(|context| context.borrow().clone()).ok_or_else(|| {
             D::Error::custom(

@@ -19,8 +19,12 @@
 //!
 //! Arguments cannot carry an `ActorRef`: they are decoded on the peer outside the
 //! context that resolves refs (a ref in them would have nothing to resolve
-//! against), and encoding one is refused on the requesting side before anything is
-//! sent. Send the new actor its refs in a message.
+//! against). A factory whose arguments type can carry one stops the system from
+//! starting, naming the factory (the type is probed when the system is built:
+//! see `probe`); a ref the probe cannot see is refused when the arguments are
+//! encoded, before anything is sent. Send the new actor its refs in a message.
+
+pub(crate) mod probe;
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -69,6 +73,8 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> SpawnArgs for T {}
 pub struct FactoryRegistration {
     key: &'static str,
     name: &'static str,
+    /// Whether the arguments type can carry an `ActorRef` (see `probe`).
+    carries_ref: fn() -> bool,
 }
 
 /// Decode the arguments and spawn the factory's actor as a child of the spawner;
@@ -78,7 +84,11 @@ type SpawnFn = fn(&mut ActorContext<SpawnerMsg>, &[u8], &str) -> Result<String, 
 impl FactoryRegistration {
     /// The registration of `F`, named `name` (its path) in error messages.
     pub const fn of<F: Factory>(name: &'static str) -> Self {
-        Self { key: F::KEY, name }
+        Self {
+            key: F::KEY,
+            name,
+            carries_ref: probe::can_carry_ref::<F::Args>,
+        }
     }
 
     /// The key.
@@ -107,10 +117,17 @@ inventory::collect!(FactoryRegistration);
 ///
 /// # Errors
 ///
-/// [`SpawnerError::DuplicateKey`] when two factories share a key.
+/// [`SpawnerError::DuplicateKey`] when two factories share a key,
+/// [`SpawnerError::ArgumentsCarryRef`] when a factory's arguments can carry a ref.
 fn linked() -> Result<HashMap<&'static str, &'static FactoryRegistration>, SpawnerError> {
     let mut by_key: HashMap<&'static str, &'static FactoryRegistration> = HashMap::new();
     for registration in inventory::iter::<FactoryRegistration> {
+        if (registration.carries_ref)() {
+            return Err(SpawnerError::ArgumentsCarryRef {
+                key: registration.key,
+                factory: registration.name,
+            });
+        }
         if let Some(first) = by_key.insert(registration.key, registration) {
             return Err(SpawnerError::DuplicateKey {
                 key: registration.key,
@@ -123,7 +140,8 @@ fn linked() -> Result<HashMap<&'static str, &'static FactoryRegistration>, Spawn
 }
 
 /// Check the factories linked into this binary when a system starts: two with one
-/// key are an error naming both.
+/// key are an error naming both, and arguments that can carry a ref one naming the
+/// factory.
 pub(crate) fn check_linked() -> Result<(), SpawnerError> {
     linked().map(|_| ())
 }
@@ -275,6 +293,17 @@ pub enum SpawnerError {
         /// The other.
         second: &'static str,
     },
+    /// A factory's arguments type can carry an `ActorRef`, which the other system
+    /// could not resolve.
+    #[error(
+        "the arguments of the factory `{factory}` (key {key:?}) can carry an ActorRef: arguments are decoded where no ref resolves; take the ref out of the arguments and send it to the new actor in a message once it has started"
+    )]
+    ArgumentsCarryRef {
+        /// The key.
+        key: &'static str,
+        /// The factory.
+        factory: &'static str,
+    },
 }
 
 impl Spawner {
@@ -300,7 +329,9 @@ impl SpawnerBuilder {
     ///
     /// # Errors
     ///
-    /// [`SpawnerError::DuplicateKey`] naming both factories of a key used twice.
+    /// [`SpawnerError::DuplicateKey`] naming both factories of a key used twice,
+    /// [`SpawnerError::ArgumentsCarryRef`] naming a factory whose arguments can
+    /// carry an `ActorRef`.
     pub fn build(self) -> Result<Spawner, SpawnerError> {
         Ok(Spawner {
             offers: self.offers.into_iter().collect(),
