@@ -444,3 +444,54 @@ async fn s44_an_ask_to_a_peer_nobody_listens_at_fails_fast() {
     );
     home.terminate().await;
 }
+
+// S38: two systems that dial each other at once end with one association each:
+// messages cross both ways, and a partition gives each peer up exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s38_two_systems_dialling_each_other_at_once_have_one_association() {
+    let nodes = two_nodes(impatient()).unwrap();
+    let mut on_a = TestProbe::<Note>::new(&nodes.a);
+    let mut on_b = TestProbe::<Note>::new(&nodes.b);
+    let a_to_b = nodes
+        .a
+        .resolve::<Note>(&on_b.actor_ref().to_string())
+        .unwrap();
+    let b_to_a = nodes
+        .b
+        .resolve::<Note>(&on_a.actor_ref().to_string())
+        .unwrap();
+    // Both first sends dial, before either system has a connection to the other.
+    a_to_b.tell(Note(1));
+    b_to_a.tell(Note(2));
+    assert_eq!(on_b.expect_message(WAIT).await, Note(1));
+    assert_eq!(on_a.expect_message(WAIT).await, Note(2));
+    for n in 3..=5 {
+        a_to_b.tell(Note(n));
+        b_to_a.tell(Note(n + 10));
+    }
+    assert_eq!(
+        on_b.receive_messages(3, WAIT).await,
+        vec![Note(3), Note(4), Note(5)]
+    );
+    assert_eq!(
+        on_a.receive_messages(3, WAIT).await,
+        vec![Note(13), Note(14), Note(15)]
+    );
+
+    let mut a_gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
+    let mut b_gave_up = nodes.b.events().subscribe::<PeerUnreachable>();
+    nodes.partition();
+    assert_eq!(
+        next_unreachable(&mut a_gave_up).await.peer,
+        *nodes.b.address()
+    );
+    assert_eq!(
+        next_unreachable(&mut b_gave_up).await.peer,
+        *nodes.a.address()
+    );
+    // Many heartbeats later, still once each.
+    on_a.expect_no_message(Duration::from_millis(300)).await;
+    assert!(a_gave_up.try_recv().is_none());
+    assert!(b_gave_up.try_recv().is_none());
+    nodes.terminate().await;
+}
