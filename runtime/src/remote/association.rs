@@ -258,6 +258,12 @@ impl Association {
         self.heard.swap(false, Ordering::Relaxed)
     }
 
+    /// Whether it was ever used (a frame sent or received, a watch), or its session
+    /// ended: such an association is kept by its address.
+    pub(crate) fn has_been_used(&self) -> bool {
+        self.session.ended().is_some() || self.state().detecting
+    }
+
     /// This system's end of the link is in use: heartbeats and the failure
     /// detector start, once.
     pub(crate) fn in_use(self: &Arc<Self>) {

@@ -42,6 +42,10 @@ const LEAVE_TIMEOUT: Duration = Duration::from_secs(1);
 /// The size of a connection's read and write buffers.
 const BUFFER: usize = 64 * 1024;
 
+/// Past this many associations, making another first lets go of the ones nothing
+/// refers to that never carried a frame.
+const IDLE_SWEEP_AT: usize = 1024;
+
 /// The frames queued for one peer's connection, at most this many.
 pub(crate) const OUTBOUND_CAPACITY: usize = 1024;
 
@@ -125,16 +129,20 @@ impl Transport {
     /// The association with `peer`, made (without dialling) if there is none.
     pub(crate) fn association(self: &Arc<Self>, peer: &Address) -> Arc<Association> {
         let mut associations = locked(&self.associations);
-        associations
-            .entry(peer.clone())
-            .or_insert_with(|| {
-                Arc::new(Association::new(
-                    peer.clone(),
-                    self.faults(peer),
-                    Arc::downgrade(self),
-                ))
-            })
-            .clone()
+        if let Some(association) = associations.get(peer) {
+            return association.clone();
+        }
+        if associations.len() >= IDLE_SWEEP_AT {
+            // Refs decoded from peers' messages may name any address: an
+            // association nothing refers to and that never carried a frame is let go.
+            associations.retain(|_, association| {
+                Arc::strong_count(association) > 1 || association.has_been_used()
+            });
+        }
+        let faults = locked(&self.faults).get(peer).cloned().unwrap_or_default();
+        let association = Arc::new(Association::new(peer.clone(), faults, Arc::downgrade(self)));
+        associations.insert(peer.clone(), association.clone());
+        association
     }
 
     fn existing(&self, peer: &Address) -> Option<Arc<Association>> {
@@ -143,9 +151,14 @@ impl Transport {
 
     /// The faults injected into what this system sends to `peer`.
     pub(crate) fn faults(&self, peer: &Address) -> Arc<LinkFaults> {
+        // Kept by address too, so the association made after a quarantine is
+        // cleared has the same faults.
+        let current = self
+            .existing(peer)
+            .map(|association| association.faults().clone());
         locked(&self.faults)
             .entry(peer.clone())
-            .or_default()
+            .or_insert_with(|| current.unwrap_or_default())
             .clone()
     }
 
@@ -686,4 +699,44 @@ fn fail_ask(system: &SystemShared, frame: &[u8]) {
 /// A frame for a peer that went nowhere, for `reason` (which names the peer).
 fn lost(system: &SystemShared, reason: DeadLetterReason) {
     system.dead_letter_of_type("frame", &system.root_path(), reason);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ActorSystem;
+    use crate::remote::RemoteSettings;
+    use crate::remote::spawn::SpawnReply;
+
+    // Refs to any number of addresses nobody talks to (decoded from a peer's
+    // messages, say) do not make the association table grow without bound.
+    #[tokio::test]
+    async fn unused_associations_are_let_go() {
+        let system = ActorSystem::builder("many")
+            .remote(RemoteSettings::loopback())
+            .build()
+            .unwrap_or_else(|error| panic!("{error}"));
+        let kept = system
+            .resolve::<SpawnReply>("tapio://kept@127.0.0.1:1/user/a")
+            .unwrap_or_else(|error| panic!("{error}"));
+        for port in 2..3000 {
+            let uri = format!("tapio://n{port}@127.0.0.1:{port}/user/a");
+            drop(system.resolve::<SpawnReply>(&uri));
+        }
+        let transport = system.shared().transport().cloned();
+        let count = transport.map_or(0, |t| super::locked(&t.associations).len());
+        assert!(count <= super::IDLE_SWEEP_AT + 1, "{count} associations");
+        // One a ref still refers to is kept.
+        let again = system
+            .resolve::<SpawnReply>("tapio://kept@127.0.0.1:1/user/a")
+            .unwrap_or_else(|error| panic!("{error}"));
+        let same = match (kept.erase().remote_slot(), again.erase().remote_slot()) {
+            (Some(a), Some(b)) => match (&a.association, &b.association) {
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                _ => false,
+            },
+            _ => false,
+        };
+        assert!(same);
+        system.terminate().await;
+    }
 }
