@@ -30,7 +30,6 @@ use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::remote::RemoteSettings;
-use tapio::{DeadLetter, DeadLetterReason};
 use tapio_examples::support::{self, ExampleError, Lines};
 // The same two messages as `two_nodes`: both ends run this program, so both
 // register them under the same keys.
@@ -206,39 +205,29 @@ pub async fn greet(uri: &str, whom: &str, out: Out) -> Result<(), ExampleError> 
 async fn ask(client: &ActorSystem, uri: &str, whom: &str, out: &Out) -> Result<(), ExampleError> {
     let greeter = client.resolve::<Greet>(uri)?;
     let server = greeter.path().address().system().to_owned();
-    // When nobody listens there, what was sent is a dead letter that says so; the
-    // ask itself would wait out its deadline.
-    let mut letters = client.events().subscribe::<DeadLetter>();
     out(format!("client: asking {uri} to greet {whom}"));
+    // When nobody listens there, the ask fails at once: the link gave its request
+    // up (`AskError::Unreachable`), long before the deadline.
     let answer = greeter
         .ask_with(|reply_to| Greet {
             whom: whom.to_owned(),
             reply_to,
         })
-        .timeout(PATIENCE);
-    let peer = greeter.path().address().clone();
-    let unreachable = async {
-        while let Some(letter) = letters.recv().await {
-            if let DeadLetterReason::Unreachable { peer: to } = letter.reason()
-                && *to == peer
-            {
-                return letter.reason().to_string();
-            }
+        .timeout(PATIENCE)
+        .await;
+    match answer {
+        Ok(greeted) => {
+            out(format!(
+                "client: {} has been greeted by {server}",
+                greeted.whom
+            ));
+            Ok(())
         }
-        std::future::pending().await
-    };
-    tokio::select! {
-        answer = answer => match answer {
-            Ok(greeted) => {
-                out(format!("client: {} has been greeted by {server}", greeted.whom));
-                Ok(())
-            }
-            Err(error) => Err(error.into()),
-        },
-        why = unreachable => Err(format!(
-            "cannot greet at {uri}: {why}; is `node serve` running there?"
+        Err(tapio::AskError::Unreachable { .. }) => Err(format!(
+            "cannot greet at {uri}: {server} could not be reached; is `node serve` running there?"
         )
         .into()),
+        Err(error) => Err(error.into()),
     }
 }
 

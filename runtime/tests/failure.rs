@@ -442,6 +442,22 @@ async fn s44_an_ask_to_a_peer_nobody_listens_at_fails_fast() {
         "{:?}",
         asked.elapsed()
     );
+    // The same for a request whose reply ref is a field of the message.
+    let asked = Instant::now();
+    assert_eq!(
+        nobody
+            .ask_with(|reply_to| Ignore { reply_to })
+            .timeout(Duration::from_secs(30))
+            .await,
+        Err(AskError::Unreachable {
+            target: nobody.path().clone()
+        })
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        asked.elapsed()
+    );
     home.terminate().await;
 }
 

@@ -155,7 +155,7 @@ impl<P: Message> Offer<P> {
                 })
                 .and_then(|slot| {
                     slot.frame(&message)
-                        .map(|(association, frame)| association.clone().offer(frame))
+                        .map(|(association, frame, ask)| association.clone().offer(frame, ask))
                 });
             match framed {
                 Ok(waiting) => self.remote = Some(Box::pin(waiting)),

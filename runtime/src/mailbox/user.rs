@@ -521,11 +521,10 @@ impl RemoteSlot {
             Envelope::Message(message) => message,
             other => return Sent::Refused(other),
         };
-        let sent = self.frame(&message).and_then(|(association, frame)| {
-            match association.send(frame, true) {
-                Ok(()) => Ok(()),
-                Err(not_sent) => Err(not_sent.reason(&self.peer)),
-            }
+        let sent = self.frame(&message).and_then(|(association, frame, ask)| {
+            association
+                .send(frame, true, ask)
+                .map_err(|not_sent| not_sent.reason(&self.peer))
         });
         match sent {
             Ok(()) => Sent::Queued,
@@ -533,18 +532,20 @@ impl RemoteSlot {
         }
     }
 
-    /// The association to send `message` through, and its frame; or why it cannot
-    /// be sent.
+    /// The association to send `message` through, its frame, and the uid of the
+    /// ask's promise the frame carries (0: none); or why it cannot be sent.
     pub(crate) fn frame<P: Message>(
         &self,
         message: &P,
-    ) -> Result<(&Arc<crate::remote::association::Association>, Vec<u8>), DeadLetterReason> {
+    ) -> Result<(&Arc<crate::remote::association::Association>, Vec<u8>, u64), DeadLetterReason>
+    {
         let system = self.system.upgrade().ok_or_else(|| self.no_link())?;
         let association = self.association.as_ref().ok_or_else(|| self.no_link())?;
         if let Some(end) = association.session().ended() {
             return Err(crate::remote::association::NotSent::Ended(end).reason(&self.peer));
         }
-        let encoded = match message.encode_wire() {
+        let (encoded, ask) = crate::wire::noting_promise(|| message.encode_wire());
+        let encoded = match encoded {
             Some(Ok(encoded)) => encoded,
             Some(Err(error)) => return Err(DeadLetterReason::NotEncodable(error)),
             None => {
@@ -560,7 +561,7 @@ impl RemoteSlot {
         };
         let frame = crate::wire::encode_frame(&header, &encoded.payload, &system.wire_limits())
             .map_err(|problem| DeadLetterReason::NotEncodable(problem.to_string()))?;
-        Ok((association, frame))
+        Ok((association, frame, ask))
     }
 }
 

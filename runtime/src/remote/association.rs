@@ -128,6 +128,9 @@ pub(crate) struct Frame {
     pub(crate) bytes: Vec<u8>,
     /// Whether it carries a message (else it is the link's own).
     pub(crate) message: bool,
+    /// The uid of the ask's promise exported while the message was encoded (0:
+    /// none): if the frame is given up, that ask fails at once.
+    pub(crate) ask: u64,
     /// When it was queued, kept only while the link has faults (for their delay).
     pub(crate) queued: Option<Instant>,
 }
@@ -285,8 +288,13 @@ impl Association {
     }
 
     /// Queue a frame for the peer, dialling it first when no connection is open.
-    pub(crate) fn send(self: &Arc<Self>, bytes: Vec<u8>, message: bool) -> Result<(), NotSent> {
-        let (transport, frame) = self.frame(bytes, message)?;
+    pub(crate) fn send(
+        self: &Arc<Self>,
+        bytes: Vec<u8>,
+        message: bool,
+        ask: u64,
+    ) -> Result<(), NotSent> {
+        let (transport, frame) = self.frame(bytes, message, ask)?;
         let Some(frame) = frame else {
             return Ok(());
         };
@@ -301,8 +309,8 @@ impl Association {
 
     /// Queue a message's frame for the peer once the outbound queue has room
     /// (`offer`, S47): local backpressure only.
-    pub(crate) async fn offer(self: Arc<Self>, bytes: Vec<u8>) -> Result<(), NotSent> {
-        let (transport, frame) = self.frame(bytes, true)?;
+    pub(crate) async fn offer(self: Arc<Self>, bytes: Vec<u8>, ask: u64) -> Result<(), NotSent> {
+        let (transport, frame) = self.frame(bytes, true, ask)?;
         let Some(frame) = frame else {
             return Ok(());
         };
@@ -327,6 +335,7 @@ impl Association {
         &self,
         bytes: Vec<u8>,
         message: bool,
+        ask: u64,
     ) -> Result<(Arc<Transport>, Option<Frame>), NotSent> {
         if let Some(end) = self.session.ended() {
             return Err(NotSent::Ended(end));
@@ -343,6 +352,7 @@ impl Association {
         let frame = Frame {
             bytes,
             message,
+            ask,
             queued: faulty.then(Instant::now),
         };
         Ok((transport, Some(frame)))
@@ -369,7 +379,7 @@ impl Association {
     /// Send one of the link's own frames; one that cannot go is dropped, with no
     /// dead letter (the failure detector speaks for a link that is down).
     pub(crate) fn send_control(self: &Arc<Self>, key: &str, path: &str, uid: u64) {
-        let _ = self.send(control_frame(key, path, uid), false);
+        let _ = self.send(control_frame(key, path, uid), false, 0);
     }
 
     /// The connection `id` ended (or never came): the next frame dials again.
@@ -399,6 +409,7 @@ impl Association {
         let notice = Frame {
             bytes: control_frame(control::LEAVING, "/", 0),
             message: false,
+            ask: 0,
             queued: None,
         };
         let _ = outbound.queue.try_send(notice);

@@ -672,7 +672,7 @@ async fn give_up(
         }
         if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
             lost(&system, reason.clone());
-            fail_ask(&system, &frame.bytes);
+            fail_ask(&system, &frame);
         }
     }
 }
@@ -680,18 +680,11 @@ async fn give_up(
 /// The ask whose request `frame` carries, if it is one, fails at once with
 /// `Unreachable`: the request went nowhere, and waiting for its deadline would
 /// tell the asker nothing more.
-fn fail_ask(system: &SystemShared, frame: &[u8]) {
-    let Ok((header, _)) = crate::wire::decode_frame(frame, &system.wire_limits()) else {
+fn fail_ask(system: &SystemShared, frame: &Frame) {
+    if frame.ask == 0 {
         return;
-    };
-    // Exported as `{address}/system/promises/{uid}#{uid}`.
-    let uid = header
-        .reply_to
-        .and_then(|uri| uri.strip_prefix(system.address().to_string().as_str()))
-        .and_then(|path| path.strip_prefix("/system/promises/"))
-        .and_then(|rest| rest.split('#').next())
-        .and_then(|uid| uid.parse::<u64>().ok());
-    if let Some(promise) = uid.and_then(|uid| system.exported_promise(uid)) {
+    }
+    if let Some(promise) = system.exported_promise(frame.ask) {
         promise.request_lost();
     }
 }

@@ -36,7 +36,7 @@ pub(crate) use self::deliver::{deliver_frame, deliver_parts, refuse_undecodable}
 pub(crate) use self::frame::decode_frame;
 pub use self::frame::{FrameHeader, WireLimits, encode_frame, encode_message_frame};
 pub use self::refs::ResolveError;
-pub(crate) use self::refs::{Exported, Routes, resolve_in_context};
+pub(crate) use self::refs::{Exported, Routes, noting_promise, resolve_in_context};
 pub use self::registry::{Registration, Registry, RegistryBuilder, RegistryError};
 
 use crate::message::Message;

@@ -17,6 +17,19 @@ use crate::wire::{RemoteProtocol, WireProblem};
 std::thread_local! {
     /// The system refs decode into on this thread, while one is set.
     static DECODING: RefCell<Option<Arc<SystemShared>>> = const { RefCell::new(None) };
+    /// The uid of the last promise exported on this thread while `noting_promise`
+    /// runs (0: none).
+    static EXPORTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Run `encode`, and say which ask's promise it exported, if any (0: none): the
+/// frame it becomes carries that ask, to fail it at once if the link gives the
+/// frame up.
+pub(crate) fn noting_promise<R>(encode: impl FnOnce() -> R) -> (R, u64) {
+    let before = EXPORTED.with(|uid| uid.replace(0));
+    let result = encode();
+    let exported = EXPORTED.with(|uid| uid.replace(before));
+    (result, exported)
 }
 
 /// Run `decode` with `system` as the decode context of this thread, then restore
@@ -91,6 +104,9 @@ impl<P: Message> ActorRef<P> {
             // Neither is a child anyone can walk to: an answer (or a message for
             // the adapter) from a peer finds it by uid.
             core.system().export_promise(core.uid(), self.cell());
+            if core.lane().is_promise() {
+                EXPORTED.with(|uid| uid.set(core.uid()));
+            }
         }
         self.to_string()
     }
