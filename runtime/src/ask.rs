@@ -281,14 +281,19 @@ impl<R: Message> Future for AskFuture<R> {
                     AskError::TargetTerminated { target }
                 }));
             }
-            match Pin::new(&mut ask.answer).poll(cx) {
-                Poll::Ready(answer) => return Poll::Ready(ask.received(answer)),
-                Poll::Pending if !*yielded => {
+            // A look, not a poll: the task is woken by its own yield, so it leaves no
+            // waker in the channel, and the answer's send wakes nobody.
+            match ask.answer.try_recv() {
+                Ok(answer) => return Poll::Ready(Ask::settled(&ask.target, answer)),
+                Err(oneshot::error::TryRecvError::Closed) => {
+                    return Poll::Ready(Err(ask.dropped()));
+                }
+                Err(oneshot::error::TryRecvError::Empty) if !*yielded => {
                     *yielded = true;
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
-                Poll::Pending => {}
+                Err(oneshot::error::TryRecvError::Empty) => {}
             }
             if let Waiting::Quick { ask, .. } = std::mem::replace(&mut this.state, Waiting::Arming)
             {
