@@ -23,9 +23,9 @@
 //! - [`AskError::Unanswered`]: the request was dropped without an answer, for
 //!   example by a protocol that does not carry the reply ref.
 //!
-//! A quick answer costs no watch, no timer and no registration anywhere: the
-//! promise is a task-less cell beside the answer channel, which no registry knows
-//! of.
+//! A quick answer costs no watch, no timer, no channel and no registration anywhere:
+//! the promise is a task-less cell that keeps the answer until the ask takes it, and
+//! no registry knows of it.
 //!
 //! # Examples
 //!
@@ -69,8 +69,11 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::actor::promise::{Answer, Refusal};
-use crate::actor::{ActorPath, ActorRef, AnyActorRef, promise};
+use std::sync::Arc;
+
+use crate::actor::promise::{self, Answer, Refusal};
+use crate::actor::{ActorPath, ActorRef, AnyActorRef, LocalCell};
+use crate::mailbox::Look;
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
 
@@ -139,11 +142,27 @@ pub enum AskError {
 /// timer).
 #[must_use = "an ask does nothing with its answer unless it is awaited"]
 pub struct Ask<R: Message> {
-    answer: oneshot::Receiver<Answer<R>>,
+    answer: Source<R>,
     target: AnyActorRef,
     /// The target had stopped: it refused the request.
     refused: bool,
     timeout: Duration,
+}
+
+/// Where an ask finds its answer.
+enum Source<R: Message> {
+    /// In the promise, which the ask holds while it waits on the request alone.
+    Promise(Arc<LocalCell<R>>),
+    /// Nowhere any more: taken, or handed over to a channel.
+    Done,
+}
+
+impl<R: Message> Drop for Ask<R> {
+    fn drop(&mut self) {
+        if let Source::Promise(promise) = &self.answer {
+            promise.user.asker_gone();
+        }
+    }
 }
 
 /// How long an ask relies on its request alone to learn that the target stopped,
@@ -196,10 +215,22 @@ impl<R: Message> Ask<R> {
         }
     }
 
+    /// A channel for the answer, which the promise forwards to from now on (at once,
+    /// if it is there already); the ask lets the promise go, so that the channel
+    /// closes when every other ref to it is gone.
+    fn channel(&mut self) -> oneshot::Receiver<Answer<R>> {
+        let (sender, receiver) = oneshot::channel();
+        if let Source::Promise(promise) = std::mem::replace(&mut self.answer, Source::Done) {
+            promise.user.forward_answer(sender);
+        }
+        receiver
+    }
+
     /// Wait for an answer that did not come in the target's first turn: with the
     /// deadline armed, and after a millisecond a watch on the target as well, in case
     /// its reply ref lives on elsewhere.
     async fn wait_slow(mut self) -> Result<R, AskError> {
+        let mut answer = self.channel();
         let timeout = self.timeout;
         let path = || self.target.path().clone();
         let timed_out = |answer: &mut oneshot::Receiver<Answer<R>>| match answer.try_recv() {
@@ -214,18 +245,18 @@ impl<R: Message> Ask<R> {
         tokio::pin!(sleep);
         tokio::select! {
             biased;
-            answer = &mut self.answer => return self.received(answer),
+            received = &mut answer => return self.received(received),
             () = &mut sleep => {}
         }
         if timeout <= WATCH_AFTER {
-            return timed_out(&mut self.answer);
+            return timed_out(&mut answer);
         }
         sleep.as_mut().reset(start + timeout);
         let target = &self.target;
         // For another system's actor, the end of the session with its system: the
         // peer was given up on, or its system stopped (S44).
         let remote = target.is_remote();
-        let mut answer = &mut self.answer;
+        let mut answer = &mut answer;
         tokio::select! {
             biased;
             received = &mut answer => self.received(received),
@@ -281,19 +312,24 @@ impl<R: Message> Future for AskFuture<R> {
                     AskError::TargetTerminated { target }
                 }));
             }
-            // A look, not a poll: the task is woken by its own yield, so it leaves no
-            // waker in the channel, and the answer's send wakes nobody.
-            match ask.answer.try_recv() {
-                Ok(answer) => return Poll::Ready(Ask::settled(&ask.target, answer)),
-                Err(oneshot::error::TryRecvError::Closed) => {
-                    return Poll::Ready(Err(ask.dropped()));
+            // A look into the promise, which keeps the answer: the task is woken by
+            // its own yield, so it leaves no waker, and the answer wakes nobody.
+            let look = match &ask.answer {
+                Source::Promise(promise) => promise::look(promise),
+                Source::Done => Look::Dropped,
+            };
+            match look {
+                Look::Answered(answer) => {
+                    ask.answer = Source::Done;
+                    return Poll::Ready(Ask::settled(&ask.target, answer));
                 }
-                Err(oneshot::error::TryRecvError::Empty) if !*yielded => {
+                Look::Dropped => return Poll::Ready(Err(ask.dropped())),
+                Look::Waiting if !*yielded => {
                     *yielded = true;
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
-                Err(oneshot::error::TryRecvError::Empty) => {}
+                Look::Waiting => {}
             }
             if let Waiting::Quick { ask, .. } = std::mem::replace(&mut this.state, Waiting::Arming)
             {
@@ -400,15 +436,16 @@ impl<P: Message> ActorRef<P> {
     /// A promise for the answer, and the ask that awaits it.
     fn prepare_ask<R: Message>(&self) -> (ActorRef<R>, Ask<R>) {
         let target = self.erase();
-        let (promise, answer) = promise(target.system());
+        let promise = promise::promise(target.system());
         // An adapter is not asked: the ask fails at once (see `Ask::refusal`).
         let refused = target.owner().is_some();
+        let reply_to = ActorRef::local(promise.clone());
         let ask = Ask {
-            answer,
+            answer: Source::Promise(promise),
             target,
             refused,
             timeout: Ask::<R>::DEFAULT_TIMEOUT,
         };
-        (ActorRef::local(promise), ask)
+        (reply_to, ask)
     }
 }

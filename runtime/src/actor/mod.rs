@@ -32,7 +32,6 @@ use crate::system::SystemShared;
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::path::{ActorPath, Address};
 pub(crate) use self::path::{AnonymousName, validate_name};
-pub(crate) use self::promise::promise;
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.

@@ -3,10 +3,8 @@
 
 use std::sync::Arc;
 
-use tokio::sync::oneshot;
-
 use crate::actor::{CellCore, LocalCell};
-use crate::mailbox::{AnswerSlot, UserLane};
+use crate::mailbox::{AnswerSlot, Look, UserLane};
 use crate::message::Message;
 use crate::system::SystemShared;
 
@@ -28,24 +26,28 @@ pub(crate) enum Refusal {
     Unreachable,
 }
 
-/// A promise at `/system/promises/{uid}`, and the receiving end of its answer.
+/// A promise at `/system/promises/{uid}`, held by whoever awaits its answer.
 ///
 /// No registry knows of it: it lives as long as a ref to it does (in the request, in
-/// the answering actor, in a dead letter). Its system lane is closed from the start,
-/// so it counts as stopped: watching it reports `Terminated` at once. An answer nobody
-/// waits for any more, or a second answer, becomes a dead letter.
-pub(crate) fn promise<R: Message>(
-    system: &Arc<SystemShared>,
-) -> (Arc<LocalCell<R>>, oneshot::Receiver<Answer<R>>) {
-    let (sender, receiver) = oneshot::channel();
+/// the answering actor, in a dead letter, in the ask). Its system lane is closed from
+/// the start, so it counts as stopped: watching it reports `Terminated` at once. An
+/// answer nobody waits for any more, or a second answer, becomes a dead letter.
+pub(crate) fn promise<R: Message>(system: &Arc<SystemShared>) -> Arc<LocalCell<R>> {
     let uid = system.next_uid();
     // Its path, `/system/promises/{uid}`, is built if anyone asks for it.
     let core = CellCore::promise(uid, system.clone());
-    let cell = Arc::new(LocalCell {
+    Arc::new(LocalCell {
         core,
-        user: UserLane::answer(AnswerSlot::new(sender, system)),
-    });
-    (cell, receiver)
+        user: UserLane::answer(AnswerSlot::new(system)),
+    })
+}
+
+/// The asker's look at its promise: the answer if it came, or whether anyone can
+/// still give it (someone other than the asker holds a ref to the promise).
+pub(crate) fn look<R: Message>(promise: &Arc<LocalCell<R>>) -> Look<R> {
+    promise
+        .user
+        .look_for_answer(|| Arc::strong_count(promise) == 1)
 }
 
 /// `n` in decimal, written into `digits` without the formatting machinery: the name

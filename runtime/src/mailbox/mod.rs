@@ -25,7 +25,7 @@ pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };
 pub(crate) use self::user::{
-    AdapterSlot, AnswerSlot, Batch, Forward, Offered, RemoteSlot, Sent, UserLane,
+    AdapterSlot, AnswerSlot, Batch, Forward, Look, Offered, RemoteSlot, Sent, UserLane,
 };
 
 use crate::actor::context::ActorContext;
