@@ -315,6 +315,12 @@ impl<R: Message> Future for AskFuture<R> {
             // A look into the promise, which keeps the answer: the task is woken by
             // its own yield, so it leaves no waker, and the answer wakes nobody.
             let look = match &ask.answer {
+                // Before its yield, an ask whose request is still held somewhere does
+                // not take the lock to look: the answer has most likely not come (an
+                // answer lets go of the request it answers).
+                Source::Promise(promise) if !*yielded && Arc::strong_count(promise) > 1 => {
+                    Look::Waiting
+                }
                 Source::Promise(promise) => promise::look(promise),
                 Source::Done => Look::Dropped,
             };
