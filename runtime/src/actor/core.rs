@@ -222,6 +222,7 @@ impl CellCore {
     /// The core of an ask's promise: stopped from the start (its system lane is
     /// closed, so watching it reports `Terminated` at once), its path built if asked
     /// for.
+    #[inline]
     pub(crate) fn promise(uid: u64, system: Arc<SystemShared>) -> Self {
         let lane = SystemLane::closed(STOPPING);
         Self::with_lane(None, uid, system, Parent::System, lane)
@@ -246,6 +247,7 @@ impl CellCore {
         )
     }
 
+    #[inline]
     fn with_lane(
         path: Option<ActorPath>,
         uid: u64,
