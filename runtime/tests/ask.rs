@@ -207,6 +207,39 @@ async fn an_ask_to_a_stopped_actor_fails_at_once(system: ActorSystem) {
     assert_eq!(started.elapsed(), Duration::ZERO);
 }
 
+// An ask dropped before it waits (never awaited, or given up in its first turn)
+// leaves its answer a dead letter with `AskEnded`, as a late answer does.
+#[tapio::test(start_paused = true)]
+async fn an_ask_dropped_before_it_waits_leaves_its_answer_a_dead_letter(system: ActorSystem) {
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let desk = system.spawn(Desk, "desk").unwrap();
+    let (open, gate) = watch::channel(false);
+    desk.tell(Stall(gate));
+    drop(desk.ask(Find("Emma".into())));
+    let mut polled_once = Box::pin(desk.ask(Find("Ulysses".into())).into_future());
+    assert!(futures_poll_once(polled_once.as_mut()).is_pending());
+    drop(polled_once);
+    open.send_replace(true);
+    for title in ["Emma", "Ulysses"] {
+        let letter = tokio::time::timeout(SECOND, letters.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(letter.reason(), &DeadLetterReason::AskEnded);
+        assert_eq!(
+            letter.take_message::<Shelf>().map(|shelf| shelf.title),
+            Some(title.to_string())
+        );
+    }
+}
+
+/// Poll `future` once, with a waker that does nothing.
+fn futures_poll_once<F: std::future::Future>(
+    future: std::pin::Pin<&mut F>,
+) -> std::task::Poll<F::Output> {
+    future.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+}
+
 // A request dropped without an answer fails the ask at once, saying so.
 #[tapio::test(start_paused = true)]
 async fn a_request_dropped_unanswered_fails_the_ask(system: ActorSystem) {
