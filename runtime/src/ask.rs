@@ -442,9 +442,14 @@ impl<P: Message> ActorRef<P> {
     /// A promise for the answer, and the ask that awaits it.
     fn prepare_ask<R: Message>(&self) -> (ActorRef<R>, Ask<R>) {
         let target = self.erase();
-        let promise = promise::promise(target.system());
+        // Read from the typed cell, without a call through the erased ref.
+        let (system, adapter) = match self.local_cell() {
+            Some(cell) => (cell.core.system(), cell.core.is_adapter()),
+            None => (target.system(), target.owner().is_some()),
+        };
+        let promise = promise::promise(system);
         // An adapter is not asked: the ask fails at once (see `Ask::refusal`).
-        let refused = target.owner().is_some();
+        let refused = adapter;
         let reply_to = ActorRef::local(promise.clone());
         let ask = Ask {
             answer: Source::Promise(promise),
