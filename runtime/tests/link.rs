@@ -14,43 +14,10 @@ use tapio::remote::RemoteSettings;
 use tapio::{DeadLetter, DeadLetterReason};
 use tokio::sync::mpsc;
 
+mod greeter;
+use greeter::*;
+
 const WAIT: Duration = Duration::from_secs(10);
-
-#[message(remote = "link.greet.v1")]
-#[derive(Debug)]
-pub struct Greet {
-    pub whom: String,
-    pub reply_to: ActorRef<Greeted>,
-}
-
-#[message(remote = "link.greeted.v1")]
-#[derive(Debug, Clone, PartialEq)]
-pub struct Greeted(pub String);
-
-#[message(remote = "link.count.v1", reply = Counted)]
-pub struct Count;
-
-#[message(remote = "link.counted.v1")]
-#[derive(Debug, Clone, PartialEq)]
-pub struct Counted(pub u64);
-
-pub struct Greeter {
-    greeted: u64,
-}
-
-#[actor]
-impl Greeter {
-    fn greet(&mut self, message: Greet) {
-        self.greeted += 1;
-        message
-            .reply_to
-            .tell(Greeted(format!("hello, {}!", message.whom)));
-    }
-
-    fn count(&mut self, _: Count) -> Counted {
-        Counted(self.greeted)
-    }
-}
 
 fn node(name: &str, secret: &[u8]) -> ActorSystem {
     let mut settings = RemoteSettings::loopback();

@@ -18,44 +18,11 @@ use tapio::remote::{RemoteError, RemoteSettings, TlsSettings};
 use tapio::{DeadLetter, DeadLetterReason};
 use tokio::sync::mpsc;
 
+mod greeter;
+use greeter::*;
+
 const WAIT: Duration = Duration::from_secs(10);
 const SECRET: &[u8] = b"0123456789abcdef";
-
-#[message(remote = "link_tls.greet.v1")]
-#[derive(Debug)]
-pub struct Greet {
-    pub whom: String,
-    pub reply_to: ActorRef<Greeted>,
-}
-
-#[message(remote = "link_tls.greeted.v1")]
-#[derive(Debug, Clone, PartialEq)]
-pub struct Greeted(pub String);
-
-#[message(remote = "link_tls.count.v1", reply = Counted)]
-pub struct Count;
-
-#[message(remote = "link_tls.counted.v1")]
-#[derive(Debug, Clone, PartialEq)]
-pub struct Counted(pub u64);
-
-pub struct Greeter {
-    greeted: u64,
-}
-
-#[actor]
-impl Greeter {
-    fn greet(&mut self, message: Greet) {
-        self.greeted += 1;
-        message
-            .reply_to
-            .tell(Greeted(format!("hello, {}!", message.whom)));
-    }
-
-    fn count(&mut self, _: Count) -> Counted {
-        Counted(self.greeted)
-    }
-}
 
 /// A certificate authority made for one test.
 struct Ca {

@@ -10,22 +10,25 @@
 //!   outranks the user lane.
 //! - [`config`]: [`MailboxConfig`], [`OverflowStrategy`] and their errors.
 //! - [`offer`]: [`Offer`], the send that waits for room.
+//! - [`remote`]: `RemoteSlot`, the lane of a ref to an actor of another system.
 //!
 //! A message adapter's lane is a third kind of user lane: it queues nothing, and
 //! hands each message to the adapter's owner as an [`Envelope::Adapted`].
 
 mod config;
 mod offer;
+mod remote;
 mod system;
 mod user;
 
 pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
 pub use self::offer::Offer;
+pub(crate) use self::remote::RemoteSlot;
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };
 pub(crate) use self::user::{
-    AdapterSlot, AnswerSlot, Batch, Forward, Look, Offered, RemoteSlot, Sent, UserLane,
+    AdapterSlot, AnswerSlot, Batch, Forward, Look, Offered, Sent, UserLane,
 };
 
 use crate::actor::context::ActorContext;

@@ -684,7 +684,7 @@ fn fail_ask(system: &SystemShared, frame: &Frame) {
     if frame.ask == 0 {
         return;
     }
-    if let Some(promise) = system.exported_promise(frame.ask) {
+    if let Some(promise) = system.exported_ref(frame.ask) {
         promise.request_lost();
     }
 }

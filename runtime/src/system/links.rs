@@ -25,8 +25,9 @@ impl SystemShared {
         &self.address
     }
 
-    /// Export the promise `uid`, whose ref is being serialized.
-    pub(crate) fn export_promise(&self, uid: u64, promise: Arc<dyn AnyCell>) {
+    /// Export `cell` (an ask's promise or a message adapter, neither reachable by
+    /// walking the tree) under its uid `uid`: its ref is being serialized.
+    pub(crate) fn export_ref(&self, uid: u64, cell: Arc<dyn AnyCell>) {
         if self.is_terminating() {
             // No answer can come back any more; holding it would keep the system.
             return;
@@ -34,7 +35,7 @@ impl SystemShared {
         self.exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
-            .insert(uid, promise);
+            .insert(uid, cell);
     }
 
     /// The live actor cached for a frame's `path`.
@@ -79,8 +80,9 @@ impl SystemShared {
         drop(exported);
     }
 
-    /// The promise exported under `uid`, while it waits.
-    pub(crate) fn exported_promise(&self, uid: u64) -> Option<AnyActorRef> {
+    /// The promise (while its asker waits) or adapter (while its owner lives)
+    /// exported under `uid`.
+    pub(crate) fn exported_ref(&self, uid: u64) -> Option<AnyActorRef> {
         self.exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())

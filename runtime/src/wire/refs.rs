@@ -103,7 +103,7 @@ impl<P: Message> ActorRef<P> {
         if core.lane().is_promise() || core.is_adapter() {
             // Neither is a child anyone can walk to: an answer (or a message for
             // the adapter) from a peer finds it by uid.
-            core.system().export_promise(core.uid(), self.cell());
+            core.system().export_ref(core.uid(), self.cell());
             if core.lane().is_promise() {
                 EXPORTED.with(|uid| uid.set(core.uid()));
             }
@@ -235,7 +235,7 @@ impl SystemShared {
             if promises {
                 let promise_uid = name.parse::<u64>().map_err(|_| invalid())?;
                 current = self
-                    .exported_promise(promise_uid)
+                    .exported_ref(promise_uid)
                     .ok_or(WireProblem::NoRecipient)?;
                 promises = false;
                 continue;
@@ -249,7 +249,7 @@ impl SystemShared {
                 let uid = adapter.parse::<u64>().map_err(|_| invalid())?;
                 let owner = current;
                 current = self
-                    .exported_promise(uid)
+                    .exported_ref(uid)
                     .filter(|found| found.owner().is_some_and(|o| o == owner))
                     .ok_or(WireProblem::NoRecipient)?;
                 continue;
