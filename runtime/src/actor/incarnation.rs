@@ -114,28 +114,52 @@ impl<P: Message> Running<P> {
         ctx: &mut ActorContext<P>,
         signal: Signal,
     ) -> Result<Behavior<P>, Failure> {
-        match self {
+        match self.signal_now(ctx, &signal) {
+            SignalAnswer::Ready(outcome) => outcome,
+            SignalAnswer::Pending(future) => future.await,
+        }
+    }
+
+    /// Hand a signal to the running incarnation: its answer when the handler gave it
+    /// at once (a `Receive` always does), or the future of an `async` one.
+    pub(crate) fn signal_now<'a>(
+        &'a mut self,
+        ctx: &'a mut ActorContext<P>,
+        signal: &'a Signal,
+    ) -> SignalAnswer<'a, P> {
+        let outcome = match self {
             Running::Receive(receive) => {
-                catch_unwind(AssertUnwindSafe(|| receive.signal(ctx, &signal)))
+                catch_unwind(AssertUnwindSafe(|| receive.signal(ctx, signal)))
                     .unwrap_or_else(|panic| Err(Failure::from_panic(panic)))
             }
             Running::Actor(actor) => {
-                let signal = &signal;
                 let call = move || {
                     let (actor, ctx) = (actor, ctx);
                     actor.signal(ctx, signal).0
                 };
                 match catch_unwind(AssertUnwindSafe(call)) {
                     Ok(HandledKind::Ready(outcome)) => outcome,
-                    Ok(HandledKind::Pending(future)) => Guarded::new(future).await,
+                    Ok(HandledKind::Pending(future)) => {
+                        return SignalAnswer::Pending(Guarded::new(future));
+                    }
                     Err(panic) => Err(Failure::from_panic(panic)),
                 }
             }
             Running::Empty | Running::Ignore | Running::Idle | Running::Unstarted(_) => {
                 Ok(Behaviors::unhandled())
             }
-        }
+        };
+        SignalAnswer::Ready(outcome)
     }
+}
+
+/// What handing a signal to the running incarnation gave.
+pub(crate) enum SignalAnswer<'a, P: Message> {
+    /// The handler's answer.
+    Ready(Result<Behavior<P>, Failure>),
+    /// An `async` handler's future, which borrows the actor, its context and the
+    /// signal.
+    Pending(Guarded<'a, P>),
 }
 
 /// Run a setup factory; a panic in it is a failure.

@@ -3,19 +3,31 @@
 
 use crate::actor::incarnation::Running;
 use crate::actor::{AnyActorRef, CellCore, Parent};
+use crate::behavior::Behavior;
+use crate::failure::Failure;
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
 use crate::signal::Signal;
 
 use super::{CellState, Phase};
 
+/// `PostStop`, the last signal an actor sees: one value for every actor, so that a
+/// handler that answers at once needs nothing allocated and nothing kept across an
+/// `await`.
+pub(super) static POST_STOP: Signal = Signal::PostStop;
+
 impl<P: Message> CellState<P> {
-    /// Every child has stopped: `PostStop`, then tell the watchers and the parent.
-    pub(super) async fn finish(&mut self) {
-        // Given up on at the shutdown deadline: its parent has gone on without it, so
-        // a `PostStop` now would come after its parent's.
-        let abandoned = self.cell.core.is_abandoned();
-        if !abandoned && let Err(failure) = self.signal(Signal::PostStop).await {
+    /// Whether the actor is to see `PostStop` now that every child has stopped: not
+    /// when it was given up on at the shutdown deadline, as its parent has gone on
+    /// without it, and a `PostStop` now would come after its parent's.
+    pub(super) fn sees_post_stop(&self) -> bool {
+        !self.cell.core.is_abandoned()
+    }
+
+    /// Every child has stopped and `PostStop` has been handled (`None`: skipped):
+    /// tell the watchers and the parent.
+    pub(super) fn finish(&mut self, post_stop: Option<Result<Behavior<P>, Failure>>) {
+        if let Some(Err(failure)) = post_stop {
             tracing::warn!(error = %failure, "PostStop handler failed");
         }
         self.running = Running::Idle;

@@ -23,7 +23,9 @@ use std::time::Duration;
 use tokio::time::Sleep;
 
 use crate::actor::context::ActorContext;
-use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
+use crate::actor::incarnation::{
+    AfterSignal, Dispatched, Guarded, NextStep, Running, SignalAnswer, Started,
+};
 use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::behavior::Behavior;
 use crate::events::DeadLetterReason;
@@ -77,7 +79,22 @@ pub(crate) fn run<P: Message>(
                         Slow::System(message) => Box::pin(state.on_system(*message)).await,
                         Slow::Restart => Box::pin(state.restart()).await,
                         Slow::Finish => {
-                            Box::pin(state.finish()).await;
+                            // Most `PostStop` handlers answer at once: only an `async`
+                            // one is awaited, and nothing is boxed for the others.
+                            let post_stop = if state.sees_post_stop() {
+                                state.cell.core.set_in_handler(true);
+                                let outcome =
+                                    match state.running.signal_now(&mut state.ctx, &end::POST_STOP)
+                                    {
+                                        SignalAnswer::Ready(outcome) => outcome,
+                                        SignalAnswer::Pending(future) => future.await,
+                                    };
+                                state.cell.core.set_in_handler(false);
+                                Some(outcome)
+                            } else {
+                                None
+                            };
+                            state.finish(post_stop);
                             return;
                         }
                     }
