@@ -77,7 +77,7 @@ pub fn encode_message_frame<M: crate::wire::WireMessage>(
 ) -> Result<Vec<u8>, WireProblem> {
     // Room for a typical message; a larger one grows the buffer once or twice.
     let frame = header_buffer(header, 240)?;
-    let frame = postcard::to_extend(message, frame).map_err(|error| WireProblem::Unencodable {
+    let frame = append(message, frame).map_err(|error| WireProblem::Unencodable {
         key: header.key.to_owned(),
         error: error.to_string(),
     })?;
@@ -96,10 +96,38 @@ fn header_buffer(header: &FrameHeader<'_>, payload: usize) -> Result<Vec<u8>, Wi
         + payload;
     let mut frame = Vec::with_capacity(estimate);
     frame.extend_from_slice(&[0; PREFIX]);
-    postcard::to_extend(header, frame).map_err(|error| WireProblem::Unencodable {
+    append(header, frame).map_err(|error| WireProblem::Unencodable {
         key: header.key.to_owned(),
         error: error.to_string(),
     })
+}
+
+/// `value` encoded at the end of `frame`.
+fn append<T: Serialize + ?Sized>(value: &T, frame: Vec<u8>) -> postcard::Result<Vec<u8>> {
+    postcard::serialize_with_flavor(value, Appending(frame))
+}
+
+/// postcard's output into a `Vec` that already holds the start of a frame: each
+/// string or byte run is copied in one go (`postcard::to_extend` goes byte by
+/// byte through an iterator).
+struct Appending(Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Appending {
+    type Output = Vec<u8>;
+
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(data);
+        Ok(())
+    }
+
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        self.0.push(data);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.0)
+    }
 }
 
 /// Write the length prefix of `frame`, checked against the limit.
