@@ -2801,3 +2801,50 @@ async fn s32_group_router_loses_routees_then_stops(system: ActorSystem) {
     system.stop(&routees[2]).unwrap();
     probe.expect_terminated(&router, T).await;
 }
+
+/// Poll a future once with a waker that does nothing, as `join!` or `select!` may
+/// poll one at any moment.
+fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::pin::Pin::new(future).poll(&mut cx)
+}
+
+// S30: waiting offers are served in the order they began to wait. Two offers wait
+// on a full mailbox, `first` before `second`; when room comes, `first` is woken, but
+// `second` is polled before it: it must not take the room.
+#[tapio::test(start_paused = true)]
+async fn s30_a_later_offer_does_not_overtake_an_earlier_one(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let gate = Arc::new(Semaphore::new(0));
+    let sink = system
+        .spawn_with(
+            gated_sink(probe.actor_ref().clone(), gate.clone(), 1),
+            "sink",
+            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
+        )
+        .unwrap();
+    sink.tell(1_u64);
+    assert_eq!(probe.expect_message(T).await, 0);
+    sink.tell(2_u64); // the mailbox is full
+    let mut first = sink.offer(3_u64);
+    let mut second = sink.offer(4_u64);
+    assert!(poll_once(&mut first).is_pending());
+    assert!(poll_once(&mut second).is_pending());
+    gate.add_permits(1);
+    assert_eq!(probe.receive_messages(2, T).await, [1, 2]); // room for one now
+    assert!(
+        poll_once(&mut second).is_pending(),
+        "the later offer waits behind the earlier one"
+    );
+    // A brand-new offer waits behind both, even while there is room.
+    let mut third = sink.offer(5_u64);
+    assert!(poll_once(&mut third).is_pending());
+    assert!(timeout(T, first).await.unwrap());
+    assert!(timeout(T, second).await.unwrap());
+    assert!(timeout(T, third).await.unwrap());
+    assert_eq!(
+        probe.receive_messages(3, T).await,
+        [3, 4, 5],
+        "the offers are served in the order they began to wait"
+    );
+}

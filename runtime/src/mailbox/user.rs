@@ -286,7 +286,7 @@ impl<P: Message> UserLane<P> {
                 *batch = None;
                 return Poll::Pending;
             };
-            // Room made in a bounded queue: the first offer in line takes it.
+            // Room made in a bounded queue: the offer at the front of the line is woken.
             let offer = if queue.capacity != 0 {
                 queue.first_offer()
             } else {
@@ -381,35 +381,45 @@ impl<P: Message> UserLane<P> {
                 queue.forget_offer(ticket);
                 return Offered::Refused(message, DeadLetterReason::RecipientStopped);
             }
-            if queue.is_full() {
+            // Served in the order they began to wait: an offer takes room only from
+            // the front of the line, so a later (or a brand-new) offer polled first
+            // cannot take the room an earlier one was woken for.
+            if queue.room() == 0 || queue.offers_ahead(ticket) > 0 {
                 let ticket = queue.wait_for_room(ticket, waker);
                 return Offered::Waiting(message, ticket);
             }
             queue.forget_offer(ticket);
             queue.items.push_back(Envelope::Message(message));
-            queue.wake_reader(waiting)
+            // Room left over is the next offer's.
+            (queue.wake_reader(waiting), queue.first_offer())
         };
-        if let Some(waker) = woken {
+        if let Some(waker) = woken.0 {
             waker.wake();
+        }
+        if let Some(next) = woken.1 {
+            next.wake();
         }
         Offered::Accepted
     }
 
     /// An `offer` holding `ticket` is dropped before its message was taken: out of
-    /// the line, and if it had been woken for room it did not use, the next in line
-    /// is woken instead.
+    /// the line, and if it had been woken for room it did not use, the offer that
+    /// room now falls to is woken instead.
     pub(crate) fn cancel_offer(&self, ticket: u64) {
         let next = {
             let mut lane = self.lock();
             let Lane::Actor(queue) = &mut *lane else {
                 return;
             };
+            let room = queue.room();
             let Some(offers) = queue.offers.as_mut() else {
                 return;
             };
-            let before = offers.waiting.len();
-            offers.waiting.retain(|(held, _)| *held != ticket);
-            if offers.waiting.len() != before {
+            let Some(at) = offers.waiting.iter().position(|(held, _)| *held == ticket) else {
+                return;
+            };
+            offers.waiting.remove(at);
+            if at > 0 || room == 0 {
                 return;
             }
             queue.first_offer()
@@ -503,27 +513,45 @@ impl<P: Message> Queue<P> {
         }
     }
 
-    /// The first offer in line, taken out of it to be woken, if there is room.
-    fn first_offer(&mut self) -> Option<Waker> {
-        if self.is_full() {
-            return None;
+    /// How many more messages the queue takes before it is full.
+    fn room(&self) -> usize {
+        if self.capacity == 0 {
+            return usize::MAX;
         }
-        let offers = self.offers.as_mut()?;
-        let (_, waker) = offers.waiting.pop_front()?;
-        Some(waker)
+        (self.capacity as usize).saturating_sub(self.items.len())
     }
 
-    /// Put the offer holding `ticket` in line (back where it was if it was woken and
-    /// lost the room to someone else: at the front), or update its waker.
+    /// How many offers are in line ahead of the one holding `ticket`: all of them
+    /// for an offer not in line yet.
+    fn offers_ahead(&self, ticket: Option<u64>) -> usize {
+        let Some(offers) = &self.offers else {
+            return 0;
+        };
+        ticket
+            .and_then(|ticket| offers.waiting.iter().position(|(held, _)| *held == ticket))
+            .unwrap_or(offers.waiting.len())
+    }
+
+    /// The offer at the front of the line, to be woken, if there is room for it. It
+    /// stays in line until it takes the room (or is dropped), so an offer that finds
+    /// the room taken by a tell waits on where it was.
+    fn first_offer(&self) -> Option<Waker> {
+        if self.room() == 0 {
+            return None;
+        }
+        let (_, waker) = self.offers.as_ref()?.waiting.front()?;
+        Some(waker.clone())
+    }
+
+    /// Put the offer holding `ticket` in line, at the back when it is new, or update
+    /// its waker where it stands.
     fn wait_for_room(&mut self, ticket: Option<u64>, waker: &Waker) -> u64 {
         let offers = self.offers.get_or_insert_with(Box::default);
-        if let Some(ticket) = ticket {
-            if let Some((_, kept)) = offers.waiting.iter_mut().find(|(held, _)| *held == ticket) {
-                if !kept.will_wake(waker) {
-                    *kept = waker.clone();
-                }
-            } else {
-                offers.waiting.push_front((ticket, waker.clone()));
+        if let Some(ticket) = ticket
+            && let Some((_, kept)) = offers.waiting.iter_mut().find(|(held, _)| *held == ticket)
+        {
+            if !kept.will_wake(waker) {
+                *kept = waker.clone();
             }
             return ticket;
         }
