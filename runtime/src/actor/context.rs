@@ -392,7 +392,9 @@ impl<P: Message> ActorContext<P> {
 
     /// Be told, with [`Signal::Terminated`](crate::Signal::Terminated), when `target`
     /// stops: exactly once, and also if it had stopped before this call. Watching
-    /// twice is watching once. Watching is not parenthood: the target's failures
+    /// twice is watching once while the watch stands; once its `Terminated` has been
+    /// delivered the watch is over, and watching again is a new watch, which hears
+    /// `Terminated` again at once. Watching is not parenthood: the target's failures
     /// stay with its own supervisor.
     ///
     /// A watcher whose signal handler leaves `Terminated` unhandled fails with
