@@ -301,11 +301,11 @@ async fn s23_target_stopping_with_request_queued_fails_the_ask_at_once() {
         })
         .timeout(Duration::from_secs(60));
     let busy = tokio::spawn(busy.into_future());
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Each request is sent when its ask is made: `Ping(2)` is queued behind the slow
+    // one, whether or not the actor has begun it when the stop comes.
     let queued = echo.ask(Ping(2)).timeout(Duration::from_secs(30));
     let started = Instant::now();
     let queued = tokio::spawn(queued.into_future());
-    tokio::time::sleep(Duration::from_millis(20)).await;
     system.stop(&echo).unwrap();
     let outcome = tokio::time::timeout(BOUND, queued)
         .await
