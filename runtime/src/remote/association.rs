@@ -74,6 +74,9 @@ pub(crate) enum SessionEnd {
 const LIVE: u8 = 0;
 const QUARANTINED: u8 = 1;
 const LEFT: u8 = 2;
+/// Quarantined, and the quarantine lifted since: to the refs still bound to it, the
+/// session has ended as if the peer had left (resolve them again).
+const CLEARED: u8 = 3;
 
 /// A session with a peer: live until it ends, once.
 #[derive(Debug, Default)]
@@ -83,7 +86,9 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// How it ended, if it has.
+    /// How it ended, if it has. A quarantine lifted since reads as `Left`: the
+    /// address is no longer quarantined, and what was bound to this session is
+    /// resolved again (`SessionEnded`), not waited out (`Quarantined`).
     #[inline]
     pub(crate) fn ended(&self) -> Option<SessionEnd> {
         match self.end.load(Ordering::Acquire) {
@@ -91,6 +96,13 @@ impl Session {
             QUARANTINED => Some(SessionEnd::Quarantined),
             _ => Some(SessionEnd::Left),
         }
+    }
+
+    /// The quarantine this session ended in is lifted (`clear_quarantine`).
+    pub(crate) fn lift_quarantine(&self) {
+        let _ =
+            self.end
+                .compare_exchange(QUARANTINED, CLEARED, Ordering::AcqRel, Ordering::Acquire);
     }
 
     /// End it; says whether this call did.

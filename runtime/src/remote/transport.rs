@@ -19,7 +19,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
-use crate::actor::Address;
+use crate::actor::{ActorPath, Address};
 use crate::events::DeadLetterReason;
 use crate::remote::association::{
     Association, Frame, LinkStatus, Outbound, SessionEnd, control, control_frame,
@@ -223,8 +223,9 @@ impl Transport {
         let quarantined = associations
             .get(peer)
             .is_some_and(|a| a.session().ended() == Some(SessionEnd::Quarantined));
-        if quarantined {
-            associations.remove(peer);
+        if quarantined && let Some(association) = associations.remove(peer) {
+            // Refs still bound to it now say their session ended: resolve again.
+            association.session().lift_quarantine();
         }
         quarantined
     }
@@ -561,7 +562,7 @@ async fn link_out(
             status.send_replace(LinkStatus::Down(error));
             let reason = ended_reason(&association)
                 .unwrap_or(DeadLetterReason::Unreachable { peer: peer.clone() });
-            give_up(frames, &transport, reason).await;
+            give_up(frames, &transport, &peer, reason).await;
             return;
         }
     };
@@ -580,7 +581,7 @@ async fn link_out(
         written = write_frames(&mut out, &mut frames, association.faults()) => written.map_err(|_| ()),
     };
     if let Some(reason) = ended_reason(&association) {
-        give_up(frames, &transport, reason).await;
+        give_up(frames, &transport, &peer, reason).await;
         return;
     }
     // The next frame dials again.
@@ -588,19 +589,14 @@ async fn link_out(
     if written.is_err() {
         status.send_replace(LinkStatus::Down("the connection broke".into()));
         if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
-            // Whatever was in the write buffer or on its way.
-            lost(
-                &system,
-                DeadLetterReason::ConnectionLost { peer: peer.clone() },
-            );
+            // Whatever was in the write buffer or on its way: which frames they
+            // were is not known any more.
+            let reason = DeadLetterReason::ConnectionLost { peer: peer.clone() };
+            system.dead_letter_of_type("frame", &ActorPath::root(peer.clone()), reason);
         }
     }
-    give_up(
-        frames,
-        &transport,
-        DeadLetterReason::ConnectionLost { peer: peer.clone() },
-    )
-    .await;
+    let reason = DeadLetterReason::ConnectionLost { peer: peer.clone() };
+    give_up(frames, &transport, &peer, reason).await;
 }
 
 /// The reason for dead letters of a session that has ended.
@@ -663,6 +659,7 @@ async fn write_frame<W: AsyncWrite + Unpin>(
 async fn give_up(
     mut frames: mpsc::Receiver<Frame>,
     transport: &Weak<Transport>,
+    peer: &Address,
     reason: DeadLetterReason,
 ) {
     frames.close();
@@ -671,7 +668,7 @@ async fn give_up(
             continue;
         }
         if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
-            lost(&system, reason.clone());
+            crate::wire::frame_lost(&system, peer, &frame.bytes, reason.clone());
             fail_ask(&system, &frame);
         }
     }
@@ -687,11 +684,6 @@ fn fail_ask(system: &SystemShared, frame: &Frame) {
     if let Some(promise) = system.exported_ref(frame.ask) {
         promise.request_lost();
     }
-}
-
-/// A frame for a peer that went nowhere, for `reason` (which names the peer).
-fn lost(system: &SystemShared, reason: DeadLetterReason) {
-    system.dead_letter_of_type("frame", &system.root_path(), reason);
 }
 
 #[cfg(test)]

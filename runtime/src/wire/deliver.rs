@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::actor::{Address, AnyActorRef};
+use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
 use crate::system::SystemShared;
 use crate::wire::refs::decoding_into;
@@ -79,19 +79,75 @@ fn refused(
     header: &FrameHeader<'_>,
     payload: &[u8],
 ) {
-    let reason = from_peer(peer, problem);
-    let path = recipient
-        .map(|recipient| recipient.path().clone())
-        .unwrap_or_else(|| system.root_path());
+    // An answer for a promise that is gone came after its ask ended (it timed out,
+    // or was dropped): a late answer, as it is locally (S22), not a peer's mistake.
+    let late_answer =
+        *problem == WireProblem::NoRecipient && header.recipient.starts_with("/system/promises/");
+    let reason = if late_answer {
+        DeadLetterReason::AskEnded
+    } else {
+        from_peer(peer, problem)
+    };
+    // Where nobody was found, the letter names the path the frame addressed.
+    let path = recipient.map_or_else(
+        || addressed(system.root_path(), header.recipient),
+        |recipient| recipient.path().clone(),
+    );
+    letter_of_frame(system, header, payload, &path, reason);
+}
+
+/// The dead letter of a frame with `header` and `payload` for `path`: with its
+/// message when its key is registered here and it decodes, else by type alone.
+fn letter_of_frame(
+    system: &Arc<SystemShared>,
+    header: &FrameHeader<'_>,
+    payload: &[u8],
+    path: &ActorPath,
+    reason: DeadLetterReason,
+) {
     let limits = system.wire_limits();
     let decoded = system
         .wire_registry()
         .get(header.key)
         .map(|registration| decoding_into(system, || registration.decode(payload, &limits)));
     match decoded {
-        Some(Ok(message)) => system.dead_letter_of_payload(message, &path, reason),
-        _ => system.dead_letter_of_type("frame", &path, reason),
+        Some(Ok(message)) => system.dead_letter_of_payload(message, path, reason),
+        _ => system.dead_letter_of_type("frame", path, reason),
     }
+}
+
+/// A frame this system encoded for `peer` went nowhere, for `reason`: its dead
+/// letter names the actor it was for, on `peer`, and carries its message again.
+pub(crate) fn frame_lost(
+    system: &Arc<SystemShared>,
+    peer: &Address,
+    frame: &[u8],
+    reason: DeadLetterReason,
+) {
+    let root = ActorPath::root(peer.clone());
+    match decode_frame(frame, &system.wire_limits()) {
+        Ok((header, payload)) => {
+            let path = addressed(root, header.recipient);
+            letter_of_frame(system, &header, payload, &path, reason);
+        }
+        Err(_) => system.dead_letter_of_type("frame", &root, reason),
+    }
+}
+
+/// The path `recipient` (as a frame writes it, `/user/orders`) below `root`, or
+/// `root` itself when it is not a path of valid names (it came from a peer): a
+/// dead letter names what was addressed, never text it cannot stand behind.
+fn addressed(root: ActorPath, recipient: &str) -> ActorPath {
+    let Some(names) = recipient.strip_prefix('/') else {
+        return root;
+    };
+    // Generated names (`$a1`, `$adapter-2`) and promise uids are valid names but
+    // for their `$`, which only the runtime gives.
+    let valid = |name: &str| validate_name(name.strip_prefix('$').unwrap_or(name)).is_ok();
+    if names.is_empty() || !names.split('/').all(valid) {
+        return root;
+    }
+    names.split('/').fold(root, |path, name| path.child(name))
 }
 
 /// The reason of a dead letter refused from `peer` for `problem`.

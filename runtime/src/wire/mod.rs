@@ -32,7 +32,7 @@ mod registry;
 
 use std::fmt;
 
-pub(crate) use self::deliver::{deliver_frame, deliver_parts, refuse_undecodable};
+pub(crate) use self::deliver::{deliver_frame, deliver_parts, frame_lost, refuse_undecodable};
 pub(crate) use self::frame::decode_frame;
 pub use self::frame::{FrameHeader, WireLimits, encode_frame, encode_message_frame};
 pub use self::refs::ResolveError;
