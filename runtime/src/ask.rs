@@ -72,7 +72,7 @@ use tokio::time::Instant;
 use std::sync::Arc;
 
 use crate::actor::promise::{self, Answer, Refusal};
-use crate::actor::{ActorPath, ActorRef, AnyActorRef, LocalCell};
+use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, LocalCell};
 use crate::mailbox::Look;
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
@@ -201,6 +201,7 @@ impl<R: Message> Ask<R> {
                 state,
             },
             Refusal::Unreachable => AskError::Unreachable { target: target() },
+            Refusal::TargetTerminated => AskError::TargetTerminated { target: target() },
         })
     }
 
@@ -230,6 +231,14 @@ impl<R: Message> Ask<R> {
     /// deadline armed, and after a millisecond a watch on the target as well, in case
     /// its reply ref lives on elsewhere.
     async fn wait_slow(mut self) -> Result<R, AskError> {
+        // Another system's actor is watched over the link, by the promise, whose
+        // ask then fails when it hears `Terminated` (see `LocalCell::send_system`).
+        let promise = match &self.answer {
+            Source::Promise(promise) if self.target.is_remote() => {
+                Some(AnyActorRef::from_cell(promise.clone() as Arc<dyn AnyCell>))
+            }
+            _ => None,
+        };
         let mut answer = self.channel();
         let timeout = self.timeout;
         let path = || self.target.path().clone();
@@ -253,20 +262,47 @@ impl<R: Message> Ask<R> {
         }
         sleep.as_mut().reset(start + timeout);
         let target = &self.target;
+        let watch = promise.as_ref().zip(target.remote_slot());
+        if let Some((promise, slot)) = &watch {
+            slot.watch(promise, target);
+        }
+        let outcome = self.wait_watching(&mut answer, &mut sleep, timeout).await;
+        if let Some((promise, slot)) = &watch {
+            slot.unwatch(promise, &self.target);
+        }
+        outcome
+    }
+
+    /// The rest of a slow ask's wait, with the deadline armed and the target
+    /// watched: the answer, the target's end, or the deadline.
+    async fn wait_watching(
+        &self,
+        answer: &mut oneshot::Receiver<Answer<R>>,
+        sleep: &mut Pin<&mut tokio::time::Sleep>,
+        timeout: Duration,
+    ) -> Result<R, AskError> {
+        let target = &self.target;
+        let path = || target.path().clone();
+        let timed_out = |answer: &mut oneshot::Receiver<Answer<R>>| match answer.try_recv() {
+            Ok(answer) => Self::settled(target, answer),
+            Err(_) => Err(AskError::Timeout {
+                target: path(),
+                after: timeout,
+            }),
+        };
         // For another system's actor, the end of the session with its system: the
         // peer was given up on, or its system stopped (S44).
         let remote = target.is_remote();
-        let mut answer = &mut answer;
         tokio::select! {
             biased;
-            received = &mut answer => self.received(received),
+            received = &mut *answer => self.received(received),
             () = target.ended() => match answer.try_recv() {
                 // The target ended; an answer may have made it out just before.
-                Ok(answer) => Self::settled(&self.target, answer),
+                Ok(answer) => Self::settled(target, answer),
                 Err(_) if remote => Err(AskError::Unreachable { target: path() }),
                 Err(_) => Err(AskError::TargetTerminated { target: path() }),
             },
-            () = &mut sleep => timed_out(answer),
+            () = sleep.as_mut() => timed_out(answer),
         }
     }
 }

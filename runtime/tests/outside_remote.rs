@@ -395,9 +395,16 @@ async fn s22_late_remote_reply_is_a_dead_letter_on_the_asker() {
         l.is::<Pong>() || l.short_message_type() == "Pong"
     })
     .await;
+    // As locally: the ask it answers has ended; the letter names the promise.
     assert!(
-        matches!(letter.reason(), DeadLetterReason::AskEnded)
-            || matches!(letter.reason(), DeadLetterReason::FromPeer { peer, .. } if peer == nodes.b.address()),
+        matches!(letter.reason(), DeadLetterReason::AskEnded),
+        "{letter}"
+    );
+    assert!(
+        letter
+            .recipient()
+            .to_string()
+            .starts_with("/system/promises/"),
         "{letter}"
     );
     assert_eq!(letter.take_message::<Pong>(), Some(Pong(5)), "{letter}");
@@ -517,6 +524,9 @@ async fn s37_no_recipient_and_not_accepted_are_dead_letters_naming_the_peer() {
         matches!(letter.reason(), DeadLetterReason::FromPeer { peer, problem: WireProblem::NoRecipient } if peer == nodes.a.address()),
         "{letter}"
     );
+    // S31: it names the path the frame addressed, and carries the message.
+    assert_eq!(letter.recipient().to_string(), "/user/nobody", "{letter}");
+    assert_eq!(letter.take_message::<Note>(), Some(Note(1)), "{letter}");
     // The sink takes `Note`; a ref typed for `Stranger` resolves on a (it cannot
     // know b's protocol) and its message is refused on b.
     let wrong = nodes.a.resolve::<Stranger>(&sink.path().to_uri()).unwrap();
@@ -1593,4 +1603,133 @@ async fn s44_ask_after_peer_system_stopped_fails_fast() {
         started.elapsed()
     );
     nodes.a.terminate().await;
+}
+
+// ---------------------------------------------------------------------------------
+// Broken promises the scenarios above found, as fixed
+// ---------------------------------------------------------------------------------
+
+// S23 across a link: a remote target that stops with the request in hand fails the
+// ask at once with `TargetTerminated` (the ask watches it over the link once it has
+// waited a millisecond), long before its deadline; the peer stays reachable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s23_remote_target_stopping_with_the_request_in_hand_fails_the_ask_at_once() {
+    let nodes = two_nodes(slow_detector()).unwrap();
+    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
+    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    linked(&nodes).await;
+    let held = remote
+        .ask_with(|reply_to| Hold { reply_to })
+        .timeout(Duration::from_secs(30));
+    let held = tokio::spawn(held.into_future());
+    // Handled in order on b: once this answer is back, the `Hold` is in hand there.
+    let Pong(n) = remote.ask(Ping(1)).timeout(BOUND).await.unwrap();
+    assert_eq!(n, 1);
+    let started = Instant::now();
+    nodes.b.stop(&echo).unwrap();
+    let outcome = tokio::time::timeout(BOUND, held)
+        .await
+        .expect("the ask waited for its deadline")
+        .unwrap();
+    assert!(
+        matches!(&outcome, Err(AskError::TargetTerminated { target }) if target.name() == "echo"),
+        "{outcome:?}"
+    );
+    assert!(started.elapsed() < BOUND);
+    assert!(!nodes.a.is_quarantined(nodes.b.address()));
+    nodes.terminate().await;
+}
+
+// S44 still holds beside it: a remote ask whose peer is given up on while it waits
+// (its watch hears `Terminated` from the session's end) fails with `Unreachable`,
+// not `TargetTerminated`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s44_a_watched_remote_ask_whose_peer_is_given_up_is_unreachable() {
+    let nodes = two_nodes(fast()).unwrap();
+    let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
+    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
+    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    linked(&nodes).await;
+    let held = remote
+        .ask_with(|reply_to| Hold { reply_to })
+        .timeout(Duration::from_secs(30));
+    let held = tokio::spawn(held.into_future());
+    let Pong(n) = remote.ask(Ping(1)).timeout(BOUND).await.unwrap();
+    assert_eq!(n, 1);
+    nodes.partition();
+    wait_unreachable(&mut gave_up, BOUND).await;
+    let outcome = tokio::time::timeout(BOUND, held)
+        .await
+        .expect("the ask waited for its deadline")
+        .unwrap();
+    assert!(
+        matches!(&outcome, Err(AskError::Unreachable { .. })),
+        "{outcome:?}"
+    );
+    nodes.heal();
+    nodes.terminate().await;
+}
+
+// S43 + S31: after `clear_quarantine` (both sides) and `reconnect`, a tell through a
+// ref from before the quarantine dead-letters as `SessionEnded` (resolve it again),
+// not `Quarantined`, which would tell the user to do what they already did.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended() {
+    let nodes = two_nodes(fast()).unwrap();
+    let mut gave_up_a = nodes.a.events().subscribe::<PeerUnreachable>();
+    let mut gave_up_b = nodes.b.events().subscribe::<PeerUnreachable>();
+    let mut letters = nodes.a.events().subscribe::<DeadLetter>();
+    let (sink, mut rx) = note_sink(&nodes.b, "sink");
+    let old = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    linked(&nodes).await;
+    nodes.partition();
+    wait_unreachable(&mut gave_up_a, BOUND).await;
+    wait_unreachable(&mut gave_up_b, BOUND).await;
+    nodes.heal();
+    old.tell(Note(0));
+    let letter = letter_where(&mut letters, BOUND, |l| l.is::<Note>()).await;
+    assert!(
+        matches!(letter.reason(), DeadLetterReason::Quarantined { .. }),
+        "while quarantined: {letter}"
+    );
+    assert!(nodes.a.clear_quarantine(nodes.b.address()));
+    assert!(nodes.b.clear_quarantine(nodes.a.address()));
+    linked(&nodes).await;
+    old.tell(Note(1));
+    let letter = letter_where(&mut letters, BOUND, |l| l.is::<Note>()).await;
+    assert!(
+        matches!(letter.reason(), DeadLetterReason::SessionEnded { peer } if peer == nodes.b.address()),
+        "after the clear: {letter}"
+    );
+    assert_eq!(letter.take_message::<Note>(), Some(Note(1)));
+    let again = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    again.tell(Note(2));
+    assert_eq!(recv_within(&mut rx, BOUND).await, Note(2));
+    nodes.terminate().await;
+}
+
+// S39 + S31: a tell to a peer that cannot be reached dead-letters with the recipient
+// it named and the message itself, not as a nameless frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s39_an_unreachable_peer_s_dead_letter_names_the_recipient_and_the_message() {
+    let a = ActorSystem::builder("a")
+        .remote(slow_detector())
+        .build()
+        .unwrap();
+    let mut letters = a.events().subscribe::<DeadLetter>();
+    let port = {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        closed.local_addr().unwrap().port()
+    };
+    let remote = a
+        .resolve::<Note>(&format!("tapio://gone@127.0.0.1:{port}/user/x"))
+        .unwrap();
+    remote.tell(Note(1));
+    let letter = letter_where(&mut letters, BOUND, |l| {
+        matches!(l.reason(), DeadLetterReason::Unreachable { .. })
+    })
+    .await;
+    assert_eq!(letter.recipient().to_string(), "/user/x", "{letter}");
+    assert_eq!(letter.take_message::<Note>(), Some(Note(1)));
+    a.terminate().await;
 }

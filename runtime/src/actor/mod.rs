@@ -213,6 +213,26 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn send_system(&self, message: SystemMessage) -> Result<(), SystemMessage> {
+        if self.core.lane().is_promise() {
+            // A promise has no task to read its system lane. What it hears is the
+            // end of the remote target it watches for a slow ask: the ask fails.
+            if let SystemMessage::Terminated(target) = message {
+                use crate::actor::promise::Refusal;
+                // The end of the whole session (the peer given up on, or its
+                // system gone) is `Unreachable`, as the ask's own wait says (S44).
+                let session_over = target.remote_slot().is_some_and(|slot| {
+                    slot.association
+                        .as_ref()
+                        .is_none_or(|association| association.session().ended().is_some())
+                });
+                self.user.refuse_answer(if session_over {
+                    Refusal::Unreachable
+                } else {
+                    Refusal::TargetTerminated
+                });
+            }
+            return Ok(());
+        }
         self.core.lane().push(message)?;
         self.user.wake();
         Ok(())

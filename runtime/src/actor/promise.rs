@@ -24,6 +24,9 @@ pub(crate) enum Refusal {
     /// The request, bound for another system, was given up on the link (the peer
     /// could not be reached, or the connection broke before it was sent).
     Unreachable,
+    /// The target, on another system, stopped before it answered: the promise
+    /// watched it over the link and heard `Terminated`.
+    TargetTerminated,
 }
 
 /// A promise at `/system/promises/{uid}`, held by whoever awaits its answer.
