@@ -252,3 +252,72 @@ async fn s46_arguments_with_a_ref_are_refused_before_sending() {
     assert!(why.contains("ActorRef"), "{why}");
     nodes.terminate().await;
 }
+
+/// What the requesting actor below reports.
+#[message]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Heard {
+    Started(String),
+    Ended(String),
+}
+
+#[message]
+pub struct StartOne(pub ActorRef<SpawnerMsg>);
+
+/// An actor that starts a doubler on another node with `ctx.spawn_remote`, retires
+/// it, and reports its end: it never calls `watch` itself.
+#[derive(Clone)]
+pub struct Requester {
+    report: ActorRef<Heard>,
+}
+
+#[actor]
+impl Requester {
+    async fn start_one(
+        &mut self,
+        ctx: &mut ActorContext<RequesterMsg>,
+        StartOne(spawner): StartOne,
+    ) {
+        let spawned = ctx
+            .spawn_remote::<doubler>(&spawner, DoublerArgs { factor: 3 }, "doubler-w")
+            .await
+            .expect("spawned");
+        self.report.tell(Heard::Started(spawned.name.clone()));
+        spawned.actor.tell(Retire);
+    }
+
+    #[signal]
+    fn on_signal(&mut self, signal: &Signal) {
+        if let Signal::Terminated(terminated) = signal {
+            self.report
+                .tell(Heard::Ended(terminated.actor().path().name().to_owned()));
+        }
+    }
+}
+
+// S46: "the requester watches it": an actor that starts one with `ctx.spawn_remote`
+// hears `Terminated` when it ends, without a watch of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s46_an_actor_that_spawns_remotely_watches_what_it_started() {
+    let (nodes, spawner) = spawner_on_b();
+    let mut probe = TestProbe::<Heard>::new(&nodes.a);
+    let requester = nodes
+        .a
+        .spawn(
+            Requester {
+                report: probe.actor_ref().clone(),
+            },
+            "requester",
+        )
+        .unwrap();
+    requester.tell(StartOne(spawner));
+    assert_eq!(
+        probe.expect_message(WAIT).await,
+        Heard::Started("doubler-w".into())
+    );
+    assert_eq!(
+        probe.expect_message(WAIT).await,
+        Heard::Ended("doubler-w".into())
+    );
+    nodes.terminate().await;
+}

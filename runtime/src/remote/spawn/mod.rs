@@ -480,6 +480,28 @@ impl ActorRef<SpawnerMsg> {
     }
 }
 
+impl<P: Message> ActorContext<P> {
+    /// [`spawn_remote`](ActorRef::spawn_remote) from inside an actor, which then
+    /// watches what it started (S46): it hears
+    /// [`Signal::Terminated`](crate::Signal::Terminated) when the new actor stops,
+    /// when its system stops, or when that system is given up on. For an `async`
+    /// handler:
+    ///
+    /// ```ignore
+    /// let worker = ctx.spawn_remote::<Doubler>(&spawner, DoublerArgs { factor: 2 }, "w1").await?;
+    /// ```
+    pub async fn spawn_remote<F: Factory>(
+        &mut self,
+        spawner: &ActorRef<SpawnerMsg>,
+        args: F::Args,
+        name: &str,
+    ) -> Result<Spawned<F::Protocol>, RemoteSpawnError> {
+        let spawned = spawner.spawn_remote::<F>(args, name).await?;
+        self.watch(&spawned.actor);
+        Ok(spawned)
+    }
+}
+
 /// What a factory function returns, as a behavior: for `#[remote_behavior]`'s
 /// expansion.
 #[doc(hidden)]
