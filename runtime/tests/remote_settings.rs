@@ -100,3 +100,59 @@ async fn s38_an_unresolvable_host_is_refused() {
     );
     assert!(matches!(error, RemoteError::Unresolvable { .. }), "{error}");
 }
+
+#[message(remote = "settings-test.note.v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note(pub u64);
+
+// S38 + S39: a zero handshake timeout is refused with a message that says what to
+// do; a peer that accepts the connection and then says nothing holds what is sent
+// to it for the handshake timeout only, then it is a dead letter (`Unreachable`)
+// with its message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s38_the_handshake_timeout_bounds_a_silent_peer() {
+    let zero = ActorSystem::builder("zero")
+        .remote(RemoteSettings::loopback().handshake_timeout(std::time::Duration::ZERO))
+        .build();
+    let error = remote_error(zero);
+    assert!(matches!(error, RemoteError::HandshakeTimeout));
+    assert!(error.to_string().contains("above zero"), "{error}");
+
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = silent.local_addr().unwrap().port();
+    // Accepts, holds the connection open, and never writes a byte.
+    let holder = tokio::spawn(async move {
+        let (socket, _) = silent.accept().await.unwrap();
+        std::future::pending::<()>().await;
+        drop(socket);
+    });
+    let patience = std::time::Duration::from_millis(200);
+    let system = ActorSystem::builder("asker")
+        .remote(RemoteSettings::loopback().handshake_timeout(patience))
+        .build()
+        .unwrap();
+    let mut letters = system.events().subscribe::<tapio::DeadLetter>();
+    let remote = system
+        .resolve::<Note>(&format!("tapio://silent@127.0.0.1:{port}/user/x"))
+        .unwrap();
+    let started = std::time::Instant::now();
+    remote.tell(Note(1));
+    let letter = tokio::time::timeout(std::time::Duration::from_secs(10), letters.recv())
+        .await
+        .expect("no dead letter")
+        .expect("the event stream closed");
+    let waited = started.elapsed();
+    assert!(
+        matches!(letter.reason(), tapio::DeadLetterReason::Unreachable { .. }),
+        "{letter}"
+    );
+    assert_eq!(letter.take_message::<Note>(), Some(Note(1)));
+    // Given up after the timeout asked for, not the default's five seconds.
+    assert!(waited >= patience, "{waited:?}");
+    assert!(
+        waited < RemoteSettings::DEFAULT_HANDSHAKE_TIMEOUT,
+        "{waited:?}"
+    );
+    holder.abort();
+    system.terminate().await;
+}

@@ -12,11 +12,14 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 use crate::remote::association::{Association, control};
 
-/// How often to heartbeat, and how long a silence gives a peer up.
+/// How often to heartbeat, how long a silence gives a peer up, and how long a link
+/// may take to be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Timing {
     pub(crate) heartbeat: Duration,
     pub(crate) unreachable_after: Duration,
+    /// How long making a link may take (`RemoteSettings::handshake_timeout`).
+    pub(crate) handshake: Duration,
 }
 
 /// Heartbeat to the association's peer and watch for its silence, until the

@@ -63,6 +63,7 @@ pub struct RemoteSettings {
     secret: Option<Vec<u8>>,
     heartbeat_interval: Duration,
     unreachable_after: Duration,
+    handshake_timeout: Duration,
     tls: Option<TlsSettings>,
 }
 
@@ -74,6 +75,9 @@ impl RemoteSettings {
     /// for a garbage-collection pause or a busy network, short enough that a
     /// watcher hears of a dead node while it still matters.
     pub const DEFAULT_UNREACHABLE_AFTER: Duration = Duration::from_secs(10);
+
+    /// How long a link may take to be made unless told: five seconds.
+    pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
     /// Listen on `127.0.0.1`, on a port the OS picks: the one place that needs no
     /// secret.
@@ -89,6 +93,7 @@ impl RemoteSettings {
             secret: None,
             heartbeat_interval: Self::DEFAULT_HEARTBEAT_INTERVAL,
             unreachable_after: Self::DEFAULT_UNREACHABLE_AFTER,
+            handshake_timeout: Self::DEFAULT_HANDSHAKE_TIMEOUT,
             tls: None,
         }
     }
@@ -110,6 +115,18 @@ impl RemoteSettings {
     #[must_use]
     pub fn unreachable_after(mut self, after: Duration) -> Self {
         self.unreachable_after = after;
+        self
+    }
+
+    /// How long making a link may take, from the dial (or the accept) to the end of
+    /// the handshake, TLS included (default
+    /// [`DEFAULT_HANDSHAKE_TIMEOUT`](Self::DEFAULT_HANDSHAKE_TIMEOUT)). A peer
+    /// that accepts the connection and then says nothing holds what is sent to it
+    /// this long before it is a dead letter (`Unreachable`); a port that nobody
+    /// listens on fails at once.
+    #[must_use]
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake_timeout = timeout;
         self
     }
 
@@ -164,6 +181,9 @@ impl RemoteSettings {
         {
             return Err(RemoteError::SecretTooShort { len: secret.len() });
         }
+        if self.handshake_timeout.is_zero() {
+            return Err(RemoteError::HandshakeTimeout);
+        }
         if self.heartbeat_interval.is_zero() || self.heartbeat_interval >= self.unreachable_after {
             return Err(RemoteError::Timing {
                 heartbeat: self.heartbeat_interval,
@@ -203,6 +223,7 @@ impl RemoteSettings {
             timing: detector::Timing {
                 heartbeat: self.heartbeat_interval,
                 unreachable_after: self.unreachable_after,
+                handshake: self.handshake_timeout,
             },
             tls: self.tls.clone(),
         })
@@ -281,6 +302,11 @@ pub enum RemoteError {
         /// The window asked for.
         unreachable_after: Duration,
     },
+    /// The handshake timeout is zero: no link could ever be made.
+    #[error(
+        "a handshake timeout of zero lets no link be made: give `handshake_timeout` a duration above zero (the default is 5 s)"
+    )]
+    HandshakeTimeout,
     /// Binding failed (the port is taken, or not ours to take).
     #[error("cannot bind {address}: {reason}; pick another port, or 0 to let the OS pick")]
     Bind {

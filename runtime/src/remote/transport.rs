@@ -34,7 +34,6 @@ use crate::wire::{WireLimits, WireProblem};
 
 /// How long a handshake may take, from connect (TLS included) to the listener's
 /// verdict.
-pub(crate) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a terminating system waits for its notices to peers to be written.
 const LEAVE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -243,7 +242,7 @@ impl Transport {
             return Err(LinkError::Quarantined { peer: peer.clone() });
         };
         let settled = tokio::time::timeout(
-            HANDSHAKE_TIMEOUT + Duration::from_secs(1),
+            self.timing.handshake + Duration::from_secs(1),
             status.wait_for(|status| *status != LinkStatus::Dialling),
         )
         .await;
@@ -292,7 +291,7 @@ impl Transport {
 
 /// Accept links, each handshaken and then read in a task of its own.
 /// Connections still in their handshake are held to this many: past it, a new
-/// connection is closed at once (each is held at most `HANDSHAKE_TIMEOUT` and
+/// connection is closed at once (each is held at most the handshake timeout and
 /// `HANDSHAKE_LIMIT` bytes a message, so a crowd of strangers costs a bounded
 /// amount).
 const HANDSHAKES_AT_ONCE: usize = 128;
@@ -337,11 +336,17 @@ async fn accept(
     permit: tokio::sync::OwnedSemaphorePermit,
 ) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
-    let (secret, me, settings) = {
+    let (secret, me, settings, patience) = {
         let links = transport.upgrade().ok_or("the system has terminated")?;
-        (links.secret.clone(), links.me.clone(), links.tls.clone())
+        let patience = links.timing.handshake;
+        (
+            links.secret.clone(),
+            links.me.clone(),
+            links.tls.clone(),
+            patience,
+        )
     };
-    let (mut stream, peer) = tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
+    let (mut stream, peer) = tokio::time::timeout(patience, async {
         let (mut stream, binding) = tls::accepted(settings.as_ref(), stream)
             .await
             .map_err(|error| format!("TLS: {error}"))?;
@@ -547,9 +552,12 @@ async fn link_out(
     transport: Weak<Transport>,
 ) {
     let peer = association.peer().clone();
+    let patience = transport
+        .upgrade()
+        .map_or(Duration::ZERO, |transport| transport.timing.handshake);
     let dialled = tokio::select! {
         () = association.session().wait_end() => Err("the session ended".to_owned()),
-        connected = tokio::time::timeout(HANDSHAKE_TIMEOUT, connect(&association, &transport)) => {
+        connected = tokio::time::timeout(patience, connect(&association, &transport)) => {
             connected.unwrap_or_else(|_| Err("the handshake timed out".into()))
         }
     };
