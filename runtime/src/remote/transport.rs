@@ -32,9 +32,6 @@ use crate::remote::{LinkError, PeerUnreachable};
 use crate::system::SystemShared;
 use crate::wire::{WireLimits, WireProblem};
 
-/// How long a handshake may take, from connect (TLS included) to the listener's
-/// verdict.
-
 /// How long a terminating system waits for its notices to peers to be written.
 const LEAVE_TIMEOUT: Duration = Duration::from_secs(1);
 
