@@ -1425,3 +1425,32 @@ fn s48_kit_new_reports_a_failing_setup() {
     assert!(failure.is::<tapio::SpawnError>(), "{failure}");
     let _ = BehaviorTestKit::new(twice());
 }
+
+fn word_counter_for_take(
+    adapters: std::sync::mpsc::Sender<ActorRef<String>>,
+    to: ActorRef<u64>,
+) -> Behavior<u64> {
+    Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+        let words: ActorRef<String> = ctx.message_adapter(|word: String| word.len() as u64);
+        let _ = adapters.send(words);
+        let to = to.clone();
+        Behaviors::receive_message(move |n: u64| to.tell(n))
+    })
+}
+
+// S48, S31: `take_queued` shows the messages waiting for the behavior; one that came
+// through an adapter is not translated there, and stays queued, in order, for
+// `run_queued`: nothing is silently thrown away.
+#[test]
+fn s48_take_queued_leaves_adapted_messages_to_run() {
+    let (adapters, adapter) = std::sync::mpsc::channel();
+    let mut seen = TestInbox::<u64>::new();
+    let mut kit = BehaviorTestKit::new(word_counter_for_take(adapters, seen.actor_ref().clone()));
+    let words = adapter.try_recv().unwrap();
+    words.tell("xy".to_string());
+    kit.self_ref().tell(7_u64);
+    words.tell("abc".to_string());
+    assert_eq!(kit.take_queued(), [7]);
+    assert_eq!(kit.run_queued().unwrap(), 2);
+    assert_eq!(seen.messages(), [2, 3]);
+}

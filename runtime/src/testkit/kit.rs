@@ -320,9 +320,11 @@ impl<P: Message> BehaviorTestKit<P> {
     }
 
     /// The messages waiting for the behavior (a replayed stash first), taken without
-    /// running them.
+    /// running them. What came through a message adapter is not translated here (the
+    /// translation runs in the actor, as the first step of handling it): it stays
+    /// queued, in order, for [`run_queued`](Self::run_queued).
     pub fn take_queued(&mut self) -> Vec<P> {
-        std::iter::from_fn(|| self.mailbox.next_queued()).collect()
+        self.mailbox.take_queued()
     }
 
     /// Hand the behavior a signal, such as `Signal::Terminated(..)`.
@@ -535,10 +537,7 @@ impl<M: Message> DetachedMailbox<M> {
     /// behavior's failure). A detached cell runs no timers: ticks and queued work are
     /// passed over.
     pub(crate) fn next(&mut self, ctx: &mut ActorContext<M>) -> Result<Option<M>, Failure> {
-        if let Some(message) = self.next_in_front() {
-            return Ok(Some(message));
-        }
-        while let Some(envelope) = self.cell.user.try_next() {
+        while let Some(envelope) = self.next_envelope() {
             match envelope {
                 Envelope::Message(message) => return Ok(Some(message)),
                 Envelope::Adapted(adapted) => {
@@ -561,6 +560,39 @@ impl<M: Message> DetachedMailbox<M> {
                 }
             }
         })
+    }
+
+    /// Every message queued as it was (front buffer first), without translating
+    /// anything: what came through an adapter stays, in order, in the front buffer
+    /// for [`next`](Self::next) to translate. Ticks and queued work are passed over,
+    /// as `next` does.
+    pub(crate) fn take_queued(&mut self) -> Vec<M> {
+        let mut taken = Vec::new();
+        let mut kept = std::collections::VecDeque::new();
+        let front = self.front.take().map(|front| *front).unwrap_or_default();
+        let queued = std::iter::from_fn(|| self.cell.user.try_next());
+        for envelope in front.into_iter().chain(queued) {
+            match envelope {
+                Envelope::Message(message) => taken.push(message),
+                adapted @ Envelope::Adapted(_) => kept.push_back(adapted),
+                Envelope::Tick(_) | Envelope::Run(_) => {}
+            }
+        }
+        if !kept.is_empty() {
+            self.front = Some(Box::new(kept));
+        }
+        taken
+    }
+
+    /// The next envelope: the front buffer's first, then the mailbox's.
+    fn next_envelope(&mut self) -> Option<Envelope<M>> {
+        if let Some(front) = self.front.as_mut() {
+            if let Some(envelope) = front.pop_front() {
+                return Some(envelope);
+            }
+            self.front = None;
+        }
+        self.cell.user.try_next()
     }
 
     /// The next message of the front buffer, if it holds one.
