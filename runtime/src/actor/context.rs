@@ -442,8 +442,11 @@ impl<P: Message> ActorContext<P> {
     /// A panic in `translate` is this actor's failure, under its supervision. The
     /// adapter stops with this actor: a message told to it after that is a dead
     /// letter naming the adapter. Registering another adapter for the same `F`
-    /// replaces the translation for every adapter of `F` this actor handed out. An
-    /// adapter cannot be watched (see [`try_watch`](Self::try_watch)) nor asked
+    /// replaces the translation for every adapter of `F` this actor handed out. A
+    /// restart keeps the actor's adapters, as it keeps its ref: refs handed out
+    /// before it go on translating with the function they were made with, until a
+    /// setup that registers again for `F` replaces it. An adapter cannot be watched
+    /// (see [`try_watch`](Self::try_watch)) nor asked
     /// ([`AskError::Adapter`](crate::AskError::Adapter)).
     ///
     /// # Examples
