@@ -254,3 +254,28 @@ async fn a_zero_bound_on_a_dead_probe_fails_too(system: ActorSystem) {
     system.terminate().await;
     probe.expect_no_message(Duration::ZERO).await;
 }
+
+// S48: a probe cannot watch a message adapter (it stops with its owner, and nothing
+// would ever be reported): it says so, and what to watch instead, rather than
+// leaving the test to wait for an end that never comes.
+#[tapio::test]
+#[should_panic(expected = "is a message adapter and cannot be watched: it stops with its owner")]
+async fn watching_an_adapter_is_refused_with_what_to_watch_instead(system: ActorSystem) {
+    let (adapter_tx, mut adapter_rx) = tokio::sync::mpsc::unbounded_channel();
+    system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let words: ActorRef<String> = ctx.message_adapter(|word: String| word.len() as u64);
+                let _ = adapter_tx.send(words);
+                Behaviors::ignore()
+            }),
+            "owner",
+        )
+        .unwrap();
+    let adapter = tokio::time::timeout(Duration::from_secs(5), adapter_rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let probe = TestProbe::<Note>::new(&system);
+    probe.watch(&adapter);
+}
