@@ -62,6 +62,91 @@ async fn dead_letter_for(
     }
 }
 
+/// A sink that reports each number; on `block_on` it waits for a permit of `gate`
+/// first (after reporting `0` to say it has started).
+fn gated_sink(report: ActorRef<u64>, gate: Arc<Semaphore>, block_on: u64) -> Behavior<u64> {
+    Behaviors::receive_message_async(async move |n: u64| {
+        if n == block_on {
+            report.tell(0);
+            gate.acquire().await.unwrap().forget();
+        }
+        report.tell(n);
+    })
+    .into()
+}
+
+/// Spawns a `gated_sink` reporting to `probe`, named `name`, with a bounded mailbox.
+fn spawn_gated(
+    system: &ActorSystem,
+    probe: &TestProbe<u64>,
+    gate: &Arc<Semaphore>,
+    block_on: u64,
+    name: &str,
+    mailbox: (usize, OverflowStrategy),
+) -> ActorRef<u64> {
+    system
+        .spawn_with(
+            gated_sink(probe.actor_ref().clone(), gate.clone(), block_on),
+            name,
+            MailboxConfig::bounded(mailbox.0, mailbox.1).unwrap(),
+        )
+        .unwrap()
+}
+
+/// A probe, a closed gate, and a `gated_sink` blocking on `1` that reports to them.
+fn gated_setup(
+    system: &ActorSystem,
+    name: &str,
+    mailbox: (usize, OverflowStrategy),
+) -> (TestProbe<u64>, Arc<Semaphore>, ActorRef<u64>) {
+    let probe = TestProbe::<u64>::new(system);
+    let gate = Arc::new(Semaphore::new(0));
+    let sink = spawn_gated(system, &probe, &gate, 1, name, mailbox);
+    (probe, gate, sink)
+}
+
+/// The next dead letter meant for `recipient`, checked to have the `reason` given.
+async fn letter_with(
+    letters: &mut tapio::Subscription<DeadLetter>,
+    recipient: &tapio::ActorPath,
+    reason: DeadLetterReason,
+) -> DeadLetter {
+    let letter = dead_letter_for(letters, recipient).await;
+    assert_eq!(letter.reason(), &reason, "{letter}");
+    letter
+}
+
+/// Waits for a dead letter to `recipient` with `reason`, and checks it carries `message`.
+async fn expect_dead_letter<M: Message + PartialEq + std::fmt::Debug>(
+    letters: &mut tapio::Subscription<DeadLetter>,
+    recipient: &tapio::ActorPath,
+    reason: DeadLetterReason,
+    message: M,
+) {
+    let letter = letter_with(letters, recipient, reason).await;
+    assert_eq!(letter.take_message::<M>(), Some(message));
+}
+
+/// A supervised behavior that fails with `error` on every number and escalates it.
+fn escalating<E: std::error::Error + Clone + Send + Sync + 'static>(error: E) -> Behavior<u64> {
+    Behaviors::supervise(Behaviors::receive_message(move |_: u64| {
+        Err::<(), _>(error.clone())
+    }))
+    .on_failure::<E>(SupervisorStrategy::escalate())
+    .into()
+}
+
+/// An actor that ignores numbers and logs `post-stop` to `log` when it stops.
+fn post_stop_logger(log: Log) -> Behavior<u64> {
+    Behaviors::receive_message(|_: u64| ())
+        .on_signal(move |_, signal| {
+            if *signal == Signal::PostStop {
+                log.lock().unwrap().push("post-stop".into());
+            }
+        })
+        .into()
+}
+
 /// Wait (in bounded, virtual time) until `done` holds.
 async fn eventually(mut done: impl FnMut() -> bool) {
     timeout(T, async {
@@ -116,14 +201,7 @@ async fn s1_scope_terminates_on_panic() {
             let _ = kept_tx.send(system.clone());
             let seen = seen.clone();
             system
-                .spawn(
-                    Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
-                        if *signal == Signal::PostStop {
-                            seen.lock().unwrap().push("post-stop".into());
-                        }
-                    }),
-                    "doomed",
-                )
+                .spawn(post_stop_logger(seen.clone()), "doomed")
                 .unwrap();
             panic!("the block fails");
         })
@@ -285,9 +363,13 @@ async fn s3_tell_after_stop_is_a_dead_letter_with_its_value(system: ActorSystem)
     system.stop(&target).unwrap();
     probe.expect_terminated(&target, T).await;
     target.tell(42_u64);
-    let letter = dead_letter_for(&mut letters, target.path()).await;
-    assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
-    assert_eq!(letter.take_message::<u64>(), Some(42));
+    expect_dead_letter(
+        &mut letters,
+        target.path(),
+        DeadLetterReason::RecipientStopped,
+        42_u64,
+    )
+    .await;
 }
 
 // S5: many senders at once, on several worker threads: each sender's messages arrive
@@ -370,8 +452,7 @@ async fn s6_unhandled_keeps_the_switched_behavior(system: ActorSystem) {
     lamp.tell(Lamp::Flip);
     lamp.tell(Lamp::Odd(3));
     lamp.tell(Lamp::Report(probe.actor_ref().clone()));
-    let letter = dead_letter_for(&mut letters, lamp.path()).await;
-    assert_eq!(letter.reason(), &DeadLetterReason::Unhandled);
+    letter_with(&mut letters, lamp.path(), DeadLetterReason::Unhandled).await;
     assert_eq!(probe.expect_message(T).await, "on=true");
     lamp.tell(Lamp::Odd(4));
     lamp.tell(Lamp::Report(probe.actor_ref().clone()));
@@ -794,8 +875,8 @@ async fn s14_restart_empties_the_stash_into_dead_letters(system: ActorSystem) {
     actor.tell(Held::Fail);
     let mut discarded = Vec::new();
     for _ in 0..3 {
-        let letter = dead_letter_for(&mut letters, actor.path()).await;
-        assert_eq!(letter.reason(), &DeadLetterReason::StashDiscarded);
+        let letter =
+            letter_with(&mut letters, actor.path(), DeadLetterReason::StashDiscarded).await;
         match letter.take_message::<Held>() {
             Some(Held::Item(n)) => discarded.push(n),
             other => panic!("expected a stashed item, got {other:?}"),
@@ -992,15 +1073,7 @@ async fn s17_escalation_to_guardian_terminates_with_climbed_paths() {
     let top = system
         .spawn(
             Behaviors::supervise(Behaviors::setup(|ctx| {
-                let leaf: ActorRef<u64> = ctx
-                    .spawn(
-                        Behaviors::supervise(Behaviors::receive_message(|_: u64| {
-                            Err::<(), _>(Crash)
-                        }))
-                        .on_failure::<Crash>(SupervisorStrategy::escalate()),
-                        "leaf",
-                    )
-                    .unwrap();
+                let leaf: ActorRef<u64> = ctx.spawn(escalating(Crash), "leaf").unwrap();
                 Behaviors::receive_message(move |n: u64| leaf.tell(n))
             }))
             .on_failure::<Crash>(SupervisorStrategy::escalate()),
@@ -1119,15 +1192,7 @@ async fn s18_watching_is_not_parenthood(system: ActorSystem) {
     let _parent = system
         .spawn(
             Behaviors::supervise(Behaviors::setup(move |ctx| {
-                let target: ActorRef<u64> = ctx
-                    .spawn(
-                        Behaviors::supervise(Behaviors::receive_message(|_: u64| {
-                            Err::<(), _>(Crash)
-                        }))
-                        .on_failure::<Crash>(SupervisorStrategy::escalate()),
-                        "escalator",
-                    )
-                    .unwrap();
+                let target: ActorRef<u64> = ctx.spawn(escalating(Crash), "escalator").unwrap();
                 let _ = target_tx.send(target);
                 let failed_seen = failed_seen.clone();
                 Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
@@ -1350,14 +1415,7 @@ async fn s20_sigterm_terminates_the_system() {
     let stops = log();
     let seen = stops.clone();
     system
-        .spawn(
-            Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
-                if *signal == Signal::PostStop {
-                    seen.lock().unwrap().push("post-stop".into());
-                }
-            }),
-            "service",
-        )
+        .spawn(post_stop_logger(seen.clone()), "service")
         .unwrap();
     let signals = system.shutdown_on_signals().unwrap();
     let status = std::process::Command::new("kill")
@@ -1684,8 +1742,12 @@ async fn s27_stop_during_replay_cuts_it_short(system: ActorSystem) {
     probe.expect_no_message(Duration::from_millis(50)).await;
     let mut lost = Vec::new();
     while lost.len() < 20 {
-        let letter = dead_letter_for(&mut letters, actor.path()).await;
-        assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
+        let letter = letter_with(
+            &mut letters,
+            actor.path(),
+            DeadLetterReason::RecipientStopped,
+        )
+        .await;
         match letter.take_message::<Replay>() {
             Some(Replay::Item(n)) => lost.push(n),
             Some(Replay::Open) => panic!("Open was handled"),
@@ -1764,42 +1826,25 @@ async fn s28_adapter_failure_is_the_owner_failure(system: ActorSystem) {
     system.stop(&owner).unwrap();
     probe.expect_terminated(&owner, T).await;
     second.tell("8".to_owned());
-    let letter = dead_letter_for(&mut letters, second.path()).await;
-    assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
-    assert_eq!(letter.take_message::<String>().as_deref(), Some("8"));
+    expect_dead_letter::<String>(
+        &mut letters,
+        second.path(),
+        DeadLetterReason::RecipientStopped,
+        String::from("8"),
+    )
+    .await;
 }
 
 // ---------------------------------------------------------------------------------
 // Mailboxes
 // ---------------------------------------------------------------------------------
 
-/// A sink that reports each number; on `block_on` it waits for a permit of `gate`
-/// first (after reporting `0` to say it has started).
-fn gated_sink(report: ActorRef<u64>, gate: Arc<Semaphore>, block_on: u64) -> Behavior<u64> {
-    Behaviors::receive_message_async(async move |n: u64| {
-        if n == block_on {
-            report.tell(0);
-            gate.acquire().await.unwrap().forget();
-        }
-        report.tell(n);
-    })
-    .into()
-}
-
 // S29 + S31: a full drop-oldest mailbox pushes out its oldest message, which is a
 // `PushedOut` dead letter with its value; the rest is handled in order.
 #[tapio::test(start_paused = true)]
 async fn s29_drop_oldest_pushes_out_into_dead_letters(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
-    let mut probe = TestProbe::<u64>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let sink = system
-        .spawn_with(
-            gated_sink(probe.actor_ref().clone(), gate.clone(), 1),
-            "sink",
-            MailboxConfig::bounded(3, OverflowStrategy::DropOldest).unwrap(),
-        )
-        .unwrap();
+    let (mut probe, gate, sink) = gated_setup(&system, "sink", (3, OverflowStrategy::DropOldest));
     sink.tell(1_u64);
     assert_eq!(probe.expect_message(T).await, 0);
     for n in 2..=7 {
@@ -1807,8 +1852,7 @@ async fn s29_drop_oldest_pushes_out_into_dead_letters(system: ActorSystem) {
     }
     let mut pushed = Vec::new();
     for _ in 0..3 {
-        let letter = dead_letter_for(&mut letters, sink.path()).await;
-        assert_eq!(letter.reason(), &DeadLetterReason::PushedOut);
+        let letter = letter_with(&mut letters, sink.path(), DeadLetterReason::PushedOut).await;
         pushed.push(letter.take_message::<u64>().unwrap());
     }
     assert_eq!(pushed, [2, 3, 4]);
@@ -1821,15 +1865,8 @@ async fn s29_drop_oldest_pushes_out_into_dead_letters(system: ActorSystem) {
 #[tapio::test(start_paused = true)]
 async fn s29_drop_new_and_fail_with_restart(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
-    let mut probe = TestProbe::<u64>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let drop_new = system
-        .spawn_with(
-            gated_sink(probe.actor_ref().clone(), gate.clone(), 1),
-            "drop-new",
-            MailboxConfig::bounded(2, OverflowStrategy::DropNew).unwrap(),
-        )
-        .unwrap();
+    let (mut probe, gate, drop_new) =
+        gated_setup(&system, "drop-new", (2, OverflowStrategy::DropNew));
     drop_new.tell(1_u64);
     assert_eq!(probe.expect_message(T).await, 0);
     for n in 2..=5 {
@@ -1837,8 +1874,8 @@ async fn s29_drop_new_and_fail_with_restart(system: ActorSystem) {
     }
     let mut refused = Vec::new();
     for _ in 0..2 {
-        let letter = dead_letter_for(&mut letters, drop_new.path()).await;
-        assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
+        let letter =
+            letter_with(&mut letters, drop_new.path(), DeadLetterReason::MailboxFull).await;
         refused.push(letter.take_message::<u64>().unwrap());
     }
     assert_eq!(refused, [4, 5]);
@@ -1866,9 +1903,13 @@ async fn s29_drop_new_and_fail_with_restart(system: ActorSystem) {
     for n in 12..=14 {
         failing.tell(n);
     }
-    let letter = dead_letter_for(&mut letters, failing.path()).await;
-    assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
-    assert_eq!(letter.take_message::<u64>(), Some(14));
+    expect_dead_letter(
+        &mut letters,
+        failing.path(),
+        DeadLetterReason::MailboxFull,
+        14_u64,
+    )
+    .await;
     gate.add_permits(1);
     let mut handled = probe.receive_messages(3, T).await;
     handled.sort_unstable();
@@ -1886,15 +1927,7 @@ async fn s29_drop_new_and_fail_with_restart(system: ActorSystem) {
 // while it waits, and at once for one that had stopped.
 #[tapio::test(start_paused = true)]
 async fn s30_offer_waits_for_room_and_says_if_accepted(system: ActorSystem) {
-    let mut probe = TestProbe::<u64>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let sink = system
-        .spawn_with(
-            gated_sink(probe.actor_ref().clone(), gate.clone(), 1),
-            "sink",
-            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
-        )
-        .unwrap();
+    let (mut probe, gate, sink) = gated_setup(&system, "sink", (1, OverflowStrategy::DropNew));
     assert!(timeout(T, sink.offer(1_u64)).await.unwrap());
     assert_eq!(probe.expect_message(T).await, 0);
     assert!(timeout(T, sink.offer(2_u64)).await.unwrap());
@@ -1910,13 +1943,14 @@ async fn s30_offer_waits_for_room_and_says_if_accepted(system: ActorSystem) {
     assert_eq!(probe.receive_messages(3, T).await, [1, 2, 3]);
 
     // An offer that waits while its actor stops.
-    let stuck = system
-        .spawn_with(
-            gated_sink(probe.actor_ref().clone(), gate.clone(), 21),
-            "stuck",
-            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
-        )
-        .unwrap();
+    let stuck = spawn_gated(
+        &system,
+        &probe,
+        &gate,
+        21,
+        "stuck",
+        (1, OverflowStrategy::DropNew),
+    );
     probe.watch(&stuck);
     stuck.tell(21_u64);
     assert_eq!(probe.expect_message(T).await, 0);
@@ -2170,11 +2204,12 @@ async fn s34_state_refuses_and_restart_starts_over(system: ActorSystem) {
         )
         .unwrap();
     gate.tell(Push);
-    let letter = dead_letter_for(&mut letters, gate.path()).await;
-    assert_eq!(
-        letter.reason(),
-        &DeadLetterReason::NotHandledInState("Locked")
-    );
+    letter_with(
+        &mut letters,
+        gate.path(),
+        DeadLetterReason::NotHandledInState("Locked"),
+    )
+    .await;
     let started = Instant::now();
     let refused = gate.ask(Passed).timeout(T).await;
     assert!(
@@ -2334,22 +2369,18 @@ async fn s27_restash_during_replay_keeps_arrival_order(system: ActorSystem) {
 #[tapio::test(start_paused = true)]
 async fn s30_offers_wait_in_line_and_a_dropped_one_leaves_it(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
-    let mut probe = TestProbe::<u64>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let sink = system
-        .spawn_with(
-            gated_sink(probe.actor_ref().clone(), gate.clone(), 1),
-            "sink",
-            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
-        )
-        .unwrap();
+    let (mut probe, gate, sink) = gated_setup(&system, "sink", (1, OverflowStrategy::DropNew));
     sink.tell(1_u64);
     assert_eq!(probe.expect_message(T).await, 0);
     sink.tell(2_u64);
     assert!(!sink.offer_within(9_u64, Duration::from_millis(100)).await);
-    let letter = dead_letter_for(&mut letters, sink.path()).await;
-    assert_eq!(letter.reason(), &DeadLetterReason::OfferTimedOut);
-    assert_eq!(letter.take_message::<u64>(), Some(9));
+    expect_dead_letter(
+        &mut letters,
+        sink.path(),
+        DeadLetterReason::OfferTimedOut,
+        9_u64,
+    )
+    .await;
     let mut o3 = sink.offer(3_u64);
     let mut o4 = sink.offer(4_u64);
     let mut o5 = sink.offer(5_u64);
@@ -2532,15 +2563,7 @@ async fn s16_child_failed_outranks_queued_messages(system: ActorSystem) {
     let boss = system
         .spawn(
             Behaviors::supervise(Behaviors::setup(move |ctx| {
-                let child: ActorRef<u64> = ctx
-                    .spawn(
-                        Behaviors::supervise(Behaviors::receive_message(|_: u64| {
-                            Err::<(), _>(Boom)
-                        }))
-                        .on_failure::<Boom>(SupervisorStrategy::escalate()),
-                        "worker",
-                    )
-                    .unwrap();
+                let child: ActorRef<u64> = ctx.spawn(escalating(Boom), "worker").unwrap();
                 let (log, gate, report) = (in_handler.clone(), gate.clone(), report.clone());
                 let signals = in_signal.clone();
                 Behaviors::receive_async(async move |ctx, message: Boss| match message {
@@ -2676,11 +2699,12 @@ async fn s34_stashing_state_replays_at_the_switch(system: ActorSystem) {
     door.tell(Enter(3, me.clone()));
     assert_eq!(probe.receive_messages(3, T).await, [1, 2, 3]);
     door.tell(Unlock); // `Opened` does not handle it
-    let letter = dead_letter_for(&mut letters, door.path()).await;
-    assert_eq!(
-        letter.reason(),
-        &DeadLetterReason::NotHandledInState("Opened")
-    );
+    letter_with(
+        &mut letters,
+        door.path(),
+        DeadLetterReason::NotHandledInState("Opened"),
+    )
+    .await;
     door.tell(Lock);
     door.tell(Enter(4, me.clone()));
     probe.expect_no_message(Duration::from_millis(50)).await;
@@ -2757,8 +2781,7 @@ async fn s26_resume_after_overflow_keeps_the_stash(system: ActorSystem) {
     }
     let mut full = Vec::new();
     for _ in 0..2 {
-        let letter = dead_letter_for(&mut letters, actor.path()).await;
-        assert_eq!(letter.reason(), &DeadLetterReason::StashFull);
+        let letter = letter_with(&mut letters, actor.path(), DeadLetterReason::StashFull).await;
         match letter.take_message::<Held>() {
             Some(Held::Item(n)) => full.push(n),
             other => panic!("{other:?}"),
@@ -2814,15 +2837,7 @@ fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> std::task::Poll<
 // `second` is polled before it: it must not take the room.
 #[tapio::test(start_paused = true)]
 async fn s30_a_later_offer_does_not_overtake_an_earlier_one(system: ActorSystem) {
-    let mut probe = TestProbe::<u64>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let sink = system
-        .spawn_with(
-            gated_sink(probe.actor_ref().clone(), gate.clone(), 1),
-            "sink",
-            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
-        )
-        .unwrap();
+    let (mut probe, gate, sink) = gated_setup(&system, "sink", (1, OverflowStrategy::DropNew));
     sink.tell(1_u64);
     assert_eq!(probe.expect_message(T).await, 0);
     sink.tell(2_u64); // the mailbox is full

@@ -254,6 +254,197 @@ async fn wait_unreachable(
         .expect("the stream closed")
 }
 
+/// A remoting node named `name` with the slow detector.
+fn slow_node(name: &str) -> ActorSystem {
+    ActorSystem::builder(name)
+        .remote(slow_detector())
+        .build()
+        .unwrap()
+}
+
+/// An `Echo` spawned on b, and the ref to it resolved on a.
+fn remote_echo(nodes: &TwoNodes) -> (ActorRef<EchoMsg>, ActorRef<EchoMsg>) {
+    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
+    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    (echo, remote)
+}
+
+/// A `note_sink` named "sink" on b, its channel, and the ref to it resolved on a.
+fn remote_note_sink(
+    nodes: &TwoNodes,
+) -> (
+    ActorRef<Note>,
+    mpsc::UnboundedReceiver<Note>,
+    ActorRef<Note>,
+) {
+    let (sink, rx) = note_sink(&nodes.b, "sink");
+    let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    (sink, rx, remote)
+}
+
+/// A watcher of `remote` on a, with the watch known to be in place over there.
+async fn watched_echo(
+    nodes: &TwoNodes,
+    name: &str,
+    remote: &ActorRef<EchoMsg>,
+) -> mpsc::UnboundedReceiver<AnyActorRef> {
+    let ends = watcher(&nodes.a, name, remote.clone());
+    let _ = remote.ask(Ping(0)).timeout(BOUND).await.unwrap();
+    ends
+}
+
+/// Stops `actor` by `stop` and waits (bounded) until a probe on `system` sees it end.
+async fn stop_and_wait<Q: Message>(system: &ActorSystem, actor: &ActorRef<Q>, stop: impl FnOnce()) {
+    let mut probe = TestProbe::<Note>::new(system);
+    probe.watch(actor);
+    stop();
+    probe.expect_terminated(actor, BOUND).await;
+}
+
+/// An actor on `system` that forwards the ref in each `Introduced` to a channel.
+fn introduced_sink(
+    system: &ActorSystem,
+) -> (
+    ActorRef<Introduced>,
+    mpsc::UnboundedReceiver<ActorRef<Note>>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let answer = system
+        .spawn(
+            Behaviors::receive_message(move |m: Introduced| {
+                let _ = tx.send(m.greet);
+            }),
+            "answer",
+        )
+        .unwrap();
+    (answer, rx)
+}
+
+/// An introducer on b (it runs `first`, greets with `Note(note)`, sends the ref
+/// back), resolved on a.
+fn remote_introducer(
+    nodes: &TwoNodes,
+    note: u64,
+    first: impl Fn(&Introduce) + Send + Sync + 'static,
+) -> ActorRef<Introduce> {
+    let introducer = nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |m: Introduce| {
+                first(&m);
+                m.greet.tell(Note(note));
+                m.answer.tell(Introduced {
+                    greet: m.greet.clone(),
+                });
+            }),
+            "introducer",
+        )
+        .unwrap();
+    nodes
+        .a
+        .resolve::<Introduce>(&introducer.path().to_uri())
+        .unwrap()
+}
+
+/// The next dead letter whose reason is `FromPeer`.
+async fn from_peer_letter(letters: &mut tapio::Subscription<DeadLetter>) -> DeadLetter {
+    letter_where(letters, BOUND, |l| {
+        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
+    })
+    .await
+}
+
+/// The next dead letter whose reason is `Unreachable`, within `within`.
+async fn unreachable_letter(
+    letters: &mut tapio::Subscription<DeadLetter>,
+    within: Duration,
+) -> DeadLetter {
+    letter_where(letters, within, |l| {
+        matches!(l.reason(), DeadLetterReason::Unreachable { .. })
+    })
+    .await
+}
+
+/// Asserts `letter` is `Unreachable` naming the loopback peer on `port`.
+fn assert_unreachable_on_port(letter: &DeadLetter, port: u16) {
+    assert!(
+        matches!(letter.reason(), DeadLetterReason::Unreachable { peer } if peer.host_port() == Some(("127.0.0.1", port))),
+        "{letter}"
+    );
+}
+
+/// A loopback port that was bound and closed again: nobody listens there.
+fn closed_port() -> u16 {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    closed.local_addr().unwrap().port()
+}
+
+/// A loopback TCP listener and its port.
+async fn loopback_listener() -> (tokio::net::TcpListener, u16) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (listener, port)
+}
+
+/// Asks `Ping(1)` and asserts it fails with `Unreachable` in less than `limit`.
+async fn assert_ask_unreachable_within(
+    remote: &ActorRef<EchoMsg>,
+    limit: Duration,
+    deadline: Duration,
+) {
+    let started = Instant::now();
+    let asked = remote.ask(Ping(1)).timeout(deadline).await;
+    assert!(
+        matches!(asked, Err(AskError::Unreachable { .. })),
+        "{asked:?}"
+    );
+    assert!(started.elapsed() < limit, "{:?}", started.elapsed());
+}
+
+/// A `Hold` ask (never answered) running in a task, known to be in hand on b.
+async fn held_ask(remote: &ActorRef<EchoMsg>) -> tokio::task::JoinHandle<Result<Pong, AskError>> {
+    let held = remote
+        .ask_with(|reply_to| Hold { reply_to })
+        .timeout(Duration::from_secs(30));
+    let held = tokio::spawn(held.into_future());
+    // Handled in order on b: once this answer is back, the `Hold` is in hand there.
+    let Pong(n) = remote.ask(Ping(1)).timeout(BOUND).await.unwrap();
+    assert_eq!(n, 1);
+    held
+}
+
+/// The outcome of an ask running in `task`, which must end within `BOUND`.
+async fn ask_outcome<T>(task: tokio::task::JoinHandle<T>) -> T {
+    tokio::time::timeout(BOUND, task)
+        .await
+        .expect("the ask waited for its deadline")
+        .unwrap()
+}
+
+/// Partitions the nodes and waits until a (and b, if `both`) gives the other up.
+async fn partition_until_given_up(nodes: &TwoNodes, both: bool) {
+    let mut on_a = nodes.a.events().subscribe::<PeerUnreachable>();
+    let mut on_b = nodes.b.events().subscribe::<PeerUnreachable>();
+    nodes.partition();
+    wait_unreachable(&mut on_a, BOUND).await;
+    if both {
+        wait_unreachable(&mut on_b, BOUND).await;
+    }
+}
+
+/// Clears the quarantine on both sides, each side saying there was one.
+fn clear_both_quarantines(nodes: &TwoNodes) {
+    assert!(nodes.a.clear_quarantine(nodes.b.address()));
+    assert!(nodes.b.clear_quarantine(nodes.a.address()));
+}
+
+/// A `Note` ref resolved on `system` to `/user/x` at a loopback `port` named `name`.
+fn loopback_ref(system: &ActorSystem, name: &str, port: u16) -> ActorRef<Note> {
+    system
+        .resolve::<Note>(&format!("tapio://{name}@127.0.0.1:{port}/user/x"))
+        .unwrap()
+}
+
 // ---------------------------------------------------------------------------------
 // Ask (S21–S23), local
 // ---------------------------------------------------------------------------------
@@ -307,10 +498,7 @@ async fn s23_target_stopping_with_request_queued_fails_the_ask_at_once() {
     let started = Instant::now();
     let queued = tokio::spawn(queued.into_future());
     system.stop(&echo).unwrap();
-    let outcome = tokio::time::timeout(BOUND, queued)
-        .await
-        .expect("the ask waited for its deadline")
-        .unwrap();
+    let outcome = ask_outcome(queued).await;
     assert!(
         matches!(&outcome, Err(AskError::TargetTerminated { target }) if target == echo.path()),
         "{outcome:?}"
@@ -332,10 +520,7 @@ async fn s23_target_stopping_with_request_queued_fails_the_ask_at_once() {
 async fn s23_ask_to_a_stopped_target_fails_at_once() {
     let system = ActorSystem::new("gone").unwrap();
     let echo = system.spawn(Echo::default(), "echo").unwrap();
-    let mut probe = TestProbe::<Note>::new(&system);
-    probe.watch(&echo);
-    echo.tell(Quit);
-    probe.expect_terminated(&echo, BOUND).await;
+    stop_and_wait(&system, &echo, || echo.tell(Quit)).await;
     let started = Instant::now();
     let outcome = echo.ask(Ping(1)).timeout(Duration::from_secs(10)).await;
     assert!(
@@ -355,8 +540,7 @@ async fn s23_ask_to_a_stopped_target_fails_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_remote_ask_round_trips() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
     for n in 0..20 {
         let Pong(got) = remote.ask(Ping(n)).timeout(BOUND).await.unwrap();
         assert_eq!(got, n);
@@ -380,8 +564,7 @@ async fn s44_remote_ask_round_trips() {
 async fn s22_late_remote_reply_is_a_dead_letter_on_the_asker() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
     linked(&nodes).await;
     let asked = remote
         .ask(SlowPing {
@@ -420,32 +603,8 @@ async fn s22_late_remote_reply_is_a_dead_letter_on_the_asker() {
 async fn s36_refs_in_messages_round_trip_and_reply_across() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (greet_sink, mut greeted) = note_sink(&nodes.a, "greet");
-    let (back_tx, mut back) = mpsc::unbounded_channel::<ActorRef<Note>>();
-    let answer = nodes
-        .a
-        .spawn(
-            Behaviors::receive_message(move |m: Introduced| {
-                let _ = back_tx.send(m.greet);
-            }),
-            "answer",
-        )
-        .unwrap();
-    let introducer = nodes
-        .b
-        .spawn(
-            Behaviors::receive_message(|m: Introduce| {
-                m.greet.tell(Note(41));
-                m.answer.tell(Introduced {
-                    greet: m.greet.clone(),
-                });
-            }),
-            "introducer",
-        )
-        .unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Introduce>(&introducer.path().to_uri())
-        .unwrap();
+    let (answer, mut back) = introduced_sink(&nodes.a);
+    let remote = remote_introducer(&nodes, 41, |_| {});
     remote.tell(Introduce {
         greet: greet_sink.clone(),
         answer,
@@ -473,17 +632,11 @@ async fn s37_stale_incarnation_is_a_dead_letter_naming_the_peer() {
     let (first, _rx) = note_sink(&nodes.b, "target");
     let old = nodes.a.resolve::<Note>(&first.to_string()).unwrap();
     assert_eq!(old.uid(), first.uid(), "the uid in the URI was not kept");
-    let mut probe = TestProbe::<Note>::new(&nodes.b);
-    probe.watch(&first);
-    nodes.b.stop(&first).unwrap();
-    probe.expect_terminated(&first, BOUND).await;
+    stop_and_wait(&nodes.b, &first, || nodes.b.stop(&first).unwrap()).await;
     let (second, mut second_rx) = note_sink(&nodes.b, "target");
     assert_ne!(first.uid(), second.uid());
     old.tell(Note(1));
-    let letter = letter_where(&mut letters, BOUND, |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
-    .await;
+    let letter = from_peer_letter(&mut letters).await;
     match letter.reason() {
         DeadLetterReason::FromPeer { peer, problem } => {
             assert_eq!(peer, nodes.a.address());
@@ -516,10 +669,7 @@ async fn s37_no_recipient_and_not_accepted_are_dead_letters_naming_the_peer() {
         .resolve::<Note>(&format!("{}/user/nobody", nodes.b.address()))
         .unwrap();
     nobody.tell(Note(1));
-    let letter = letter_where(&mut letters, BOUND, |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
-    .await;
+    let letter = from_peer_letter(&mut letters).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::FromPeer { peer, problem: WireProblem::NoRecipient } if peer == nodes.a.address()),
         "{letter}"
@@ -531,10 +681,7 @@ async fn s37_no_recipient_and_not_accepted_are_dead_letters_naming_the_peer() {
     // know b's protocol) and its message is refused on b.
     let wrong = nodes.a.resolve::<Stranger>(&sink.path().to_uri()).unwrap();
     wrong.tell(Stranger(2));
-    let letter = letter_where(&mut letters, BOUND, |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
-    .await;
+    let letter = from_peer_letter(&mut letters).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::FromPeer { peer, problem: WireProblem::NotAccepted(_) } if peer == nodes.a.address()),
         "{letter}"
@@ -549,10 +696,7 @@ async fn s37_no_recipient_and_not_accepted_are_dead_letters_naming_the_peer() {
 // as a dead letter naming the peer; what follows on the same link still arrives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_unknown_key_is_a_dead_letter_and_the_link_survives() {
-    let a = ActorSystem::builder("a")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
+    let a = slow_node("a");
     let registry = Registry::builder().register::<Note>().build().unwrap();
     let b = ActorSystem::builder("b")
         .remote(slow_detector())
@@ -568,10 +712,7 @@ async fn s37_unknown_key_is_a_dead_letter_and_the_link_survives() {
     note.tell(Note(3));
     assert_eq!(recv_within(&mut rx, BOUND).await, Note(1));
     assert_eq!(recv_within(&mut rx, BOUND).await, Note(3));
-    let letter = letter_where(&mut letters, BOUND, |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
-    .await;
+    let letter = from_peer_letter(&mut letters).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::FromPeer { peer, problem: WireProblem::UnknownKey(key) }
             if peer == a.address() && key == "outside.stranger.v1"),
@@ -586,10 +727,7 @@ async fn s37_unknown_key_is_a_dead_letter_and_the_link_survives() {
 // system keeps delivering.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_unreadable_frames_are_dead_letters_and_nothing_stops() {
-    let b = ActorSystem::builder("b")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
+    let b = slow_node("b");
     let mut letters = b.events().subscribe::<DeadLetter>();
     let (sink, mut rx) = note_sink(&b, "sink");
     let peer = tapio::Address::parse("tapio://evil@127.0.0.1:9").unwrap();
@@ -642,10 +780,7 @@ async fn s38_wrong_secret_is_refused_clearly() {
     );
     let remote = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
     remote.tell(Note(1));
-    let letter = letter_where(&mut letters, BOUND, |l| {
-        matches!(l.reason(), DeadLetterReason::Unreachable { .. })
-    })
-    .await;
+    let letter = unreachable_letter(&mut letters, BOUND).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::Unreachable { peer } if peer == b.address()),
         "{letter}"
@@ -703,12 +838,8 @@ async fn s38_wrong_protocol_version_is_refused_by_the_listener() {
 // fail with an error naming versions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s38_wrong_protocol_version_is_refused_at_the_dialer() {
-    let a = ActorSystem::builder("a")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let a = slow_node("a");
+    let (listener, port) = loopback_listener().await;
     tokio::spawn(async move {
         let (mut stream, _) = listener.accept().await.unwrap();
         let mut prefix = [0; 4];
@@ -776,15 +907,9 @@ async fn s38_settings_are_checked_when_built() {
 // S39: `resolve` dials nothing; the first tell does, behind the caller.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_resolve_dials_nothing_and_the_first_tell_dials() {
-    let a = ActorSystem::builder("a")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let remote = a
-        .resolve::<Note>(&format!("tapio://quiet@127.0.0.1:{port}/user/x"))
-        .unwrap();
+    let a = slow_node("a");
+    let (listener, port) = loopback_listener().await;
+    let remote = loopback_ref(&a, "quiet", port);
     let early = tokio::time::timeout(Duration::from_millis(300), listener.accept()).await;
     assert!(early.is_err(), "resolve dialled");
     let started = Instant::now();
@@ -800,33 +925,21 @@ async fn s39_resolve_dials_nothing_and_the_first_tell_dials() {
 // peer and the recipient.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_tell_to_a_silent_peer_dead_letters_instead_of_hanging() {
-    let a = ActorSystem::builder("a")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
+    let a = slow_node("a");
     let mut letters = a.events().subscribe::<DeadLetter>();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let (listener, port) = loopback_listener().await;
     let (keep_tx, _keep) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let _ = keep_tx.send(stream); // accepted, never answered
         }
     });
-    let remote = a
-        .resolve::<Note>(&format!("tapio://silent@127.0.0.1:{port}/user/x"))
-        .unwrap();
+    let remote = loopback_ref(&a, "silent", port);
     let started = Instant::now();
     remote.tell(Note(1));
     assert!(started.elapsed() < Duration::from_millis(50), "tell waited");
-    let letter = letter_where(&mut letters, Duration::from_secs(15), |l| {
-        matches!(l.reason(), DeadLetterReason::Unreachable { .. })
-    })
-    .await;
-    assert!(
-        matches!(letter.reason(), DeadLetterReason::Unreachable { peer } if peer.host_port() == Some(("127.0.0.1", port))),
-        "{letter}"
-    );
+    let letter = unreachable_letter(&mut letters, Duration::from_secs(15)).await;
+    assert_unreachable_on_port(&letter, port);
     a.terminate().await;
 }
 
@@ -886,11 +999,9 @@ async fn s40_fifo_and_equality_under_many_messages() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s41_remote_watch_actor_stops() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
-    let mut ends = watcher(&nodes.a, "watcher", remote.clone());
-    // Make sure the watch is in place over there before the stop.
-    let _ = remote.ask(Ping(0)).timeout(BOUND).await.unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
+    // The watch is in place over there before the stop.
+    let mut ends = watched_echo(&nodes, "watcher", &remote).await;
     remote.tell(Quit);
     let ended = recv_within(&mut ends, BOUND).await;
     assert_eq!(ended, remote);
@@ -903,10 +1014,8 @@ async fn s41_remote_watch_actor_stops() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s41_remote_watch_system_stops() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
-    let mut ends = watcher(&nodes.a, "watcher", remote.clone());
-    let _ = remote.ask(Ping(0)).timeout(BOUND).await.unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
+    let mut ends = watched_echo(&nodes, "watcher", &remote).await;
     nodes.b.terminate().await;
     let ended = recv_within(&mut ends, BOUND).await;
     assert_eq!(ended, remote);
@@ -922,11 +1031,9 @@ async fn s42_partition_gives_up_once_and_quarantines() {
     let nodes = two_nodes(fast()).unwrap();
     let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
     let mut ends_one = watcher(&nodes.a, "w1", remote.clone());
-    let mut ends_two = watcher(&nodes.a, "w2", remote.clone());
-    let _ = remote.ask(Ping(0)).timeout(BOUND).await.unwrap();
+    let mut ends_two = watched_echo(&nodes, "w2", &remote).await;
     nodes.partition();
     let event = wait_unreachable(&mut gave_up, BOUND).await;
     assert_eq!(event.peer, *nodes.b.address());
@@ -935,17 +1042,7 @@ async fn s42_partition_gives_up_once_and_quarantines() {
     assert_eq!(recv_within(&mut ends_two, BOUND).await, remote);
     assert!(nodes.a.is_quarantined(nodes.b.address()));
     // An ask now fails fast, with `Unreachable`, not at its deadline.
-    let started = Instant::now();
-    let asked = remote.ask(Ping(1)).timeout(Duration::from_secs(10)).await;
-    assert!(
-        matches!(asked, Err(AskError::Unreachable { .. })),
-        "{asked:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_ask_unreachable_within(&remote, Duration::from_secs(1), Duration::from_secs(10)).await;
     // A tell dead-letters as `Quarantined`.
     remote.tell(Quit);
     let letter = letter_where(&mut letters, BOUND, |l| {
@@ -975,12 +1072,9 @@ async fn s42_partition_gives_up_once_and_quarantines() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s42_quarantine_holds_after_heal_and_reconnect_says_why() {
     let nodes = two_nodes(fast()).unwrap();
-    let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
-    let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (_sink, mut rx, remote) = remote_note_sink(&nodes);
     linked(&nodes).await;
-    nodes.partition();
-    wait_unreachable(&mut gave_up, BOUND).await;
+    partition_until_given_up(&nodes, false).await;
     nodes.heal();
     remote.tell(Note(1));
     nothing_within(&mut rx, Duration::from_millis(400)).await;
@@ -999,24 +1093,15 @@ async fn s42_quarantine_holds_after_heal_and_reconnect_says_why() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s43_clear_quarantine_reconnect_and_re_resolve() {
     let nodes = two_nodes(fast()).unwrap();
-    let mut gave_up_a = nodes.a.events().subscribe::<PeerUnreachable>();
-    let mut gave_up_b = nodes.b.events().subscribe::<PeerUnreachable>();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
-    let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let old = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (sink, mut rx, old) = remote_note_sink(&nodes);
     old.tell(Note(0));
     assert_eq!(recv_within(&mut rx, BOUND).await, Note(0));
-    nodes.partition();
-    wait_unreachable(&mut gave_up_a, BOUND).await;
-    wait_unreachable(&mut gave_up_b, BOUND).await;
+    partition_until_given_up(&nodes, true).await;
     nodes.heal();
-    assert!(nodes.a.clear_quarantine(nodes.b.address()));
-    assert!(nodes.b.clear_quarantine(nodes.a.address()));
+    clear_both_quarantines(&nodes);
     assert!(!nodes.a.is_quarantined(nodes.b.address()));
-    tokio::time::timeout(BOUND, nodes.a.reconnect(nodes.b.address()))
-        .await
-        .expect("reconnect hung")
-        .expect("reconnect after clearing both sides");
+    linked(&nodes).await; // reconnect after clearing both sides
     old.tell(Note(1));
     let letter = letter_where(&mut letters, BOUND, |l| {
         matches!(
@@ -1044,8 +1129,7 @@ async fn s43_clear_quarantine_reconnect_and_re_resolve() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_unanswered_remote_ask_is_timeout_not_unreachable() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
     let started = Instant::now();
     let asked = remote
         .ask_with(|reply_to| Hold { reply_to })
@@ -1061,21 +1145,10 @@ async fn s44_unanswered_remote_ask_is_timeout_not_unreachable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_ask_pending_when_peer_is_given_up_fails_fast() {
     let nodes = two_nodes(fast()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
     linked(&nodes).await;
     nodes.partition();
-    let started = Instant::now();
-    let asked = remote.ask(Ping(1)).timeout(Duration::from_secs(10)).await;
-    assert!(
-        matches!(asked, Err(AskError::Unreachable { .. })),
-        "{asked:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_ask_unreachable_within(&remote, Duration::from_secs(3), Duration::from_secs(10)).await;
     nodes.heal();
     nodes.terminate().await;
 }
@@ -1174,8 +1247,7 @@ async fn s46_remote_spawn_allowlist_and_refusals() {
 async fn s47_offer_waits_for_room_in_the_outbound_buffer() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
-    let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (_sink, mut rx, remote) = remote_note_sink(&nodes);
     linked(&nodes).await;
     nodes.a_to_b().partition();
     // Fill the outbound buffer until a tell is refused with `OutboundFull`.
@@ -1279,29 +1351,15 @@ async fn s49_peer_unreachable_reaches_current_subscribers_only() {
 // (`Unreachable`, naming the peer) comes quickly, not at some long timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_tell_to_a_closed_port_dead_letters_quickly() {
-    let a = ActorSystem::builder("a")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
+    let a = slow_node("a");
     let mut letters = a.events().subscribe::<DeadLetter>();
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    }; // closed again: nobody listens there
-    let remote = a
-        .resolve::<Note>(&format!("tapio://gone@127.0.0.1:{port}/user/x"))
-        .unwrap();
+    let port = closed_port();
+    let remote = loopback_ref(&a, "gone", port);
     let started = Instant::now();
     remote.tell(Note(1));
-    let letter = letter_where(&mut letters, Duration::from_secs(2), |l| {
-        matches!(l.reason(), DeadLetterReason::Unreachable { .. })
-    })
-    .await;
+    let letter = unreachable_letter(&mut letters, Duration::from_secs(2)).await;
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert!(
-        matches!(letter.reason(), DeadLetterReason::Unreachable { peer } if peer.host_port() == Some(("127.0.0.1", port))),
-        "{letter}"
-    );
+    assert_unreachable_on_port(&letter, port);
     a.terminate().await;
 }
 
@@ -1313,8 +1371,7 @@ struct Relay {
 }
 
 async fn relay(target: u16) -> Relay {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let (listener, port) = loopback_listener().await;
     let (cut, cuts) = tokio::sync::watch::channel(0_u64);
     let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = accepted.clone();
@@ -1393,8 +1450,7 @@ async fn s39_broken_connection_is_dialled_again_by_the_next_send() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s40_lost_messages_are_not_retried_and_order_holds() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (_sink, mut rx, remote) = remote_note_sink(&nodes);
     linked(&nodes).await;
     nodes.a_to_b().drop_next(3);
     for n in 0..10 {
@@ -1416,8 +1472,7 @@ async fn s42_short_partition_loses_nothing() {
         .unreachable_after(Duration::from_millis(1500));
     let nodes = two_nodes(settings).unwrap();
     let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
-    let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (_sink, mut rx, remote) = remote_note_sink(&nodes);
     linked(&nodes).await;
     nodes.partition();
     for n in 0..50 {
@@ -1446,10 +1501,7 @@ async fn s41_watch_of_an_already_stopped_remote_actor() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
     let remote = nodes.a.resolve::<EchoMsg>(&echo.to_string()).unwrap();
-    let mut probe = TestProbe::<Note>::new(&nodes.b);
-    probe.watch(&echo);
-    echo.tell(Quit);
-    probe.expect_terminated(&echo, BOUND).await;
+    stop_and_wait(&nodes.b, &echo, || echo.tell(Quit)).await;
     let mut ends = watcher(&nodes.a, "late-watcher", remote.clone());
     assert_eq!(recv_within(&mut ends, BOUND).await, remote);
     nothing_within(&mut ends, Duration::from_millis(300)).await;
@@ -1460,10 +1512,7 @@ async fn s41_watch_of_an_already_stopped_remote_actor() {
 // become a dead letter naming the peer and the exact problem.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_bad_payloads_name_the_problem() {
-    let b = ActorSystem::builder("b")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
+    let b = slow_node("b");
     let (sink, mut rx) = note_sink(&b, "sink");
     let peer = tapio::Address::parse("tapio://evil@127.0.0.1:9").unwrap();
     let limits = tapio::wire::WireLimits::default();
@@ -1506,13 +1555,10 @@ async fn s37_bad_payloads_name_the_problem() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s47_offer_to_a_quarantined_peer_is_refused_at_once() {
     let nodes = two_nodes(fast()).unwrap();
-    let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
-    let (sink, _rx) = note_sink(&nodes.b, "sink");
-    let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (_sink, _rx, remote) = remote_note_sink(&nodes);
     linked(&nodes).await;
-    nodes.partition();
-    wait_unreachable(&mut gave_up, BOUND).await;
+    partition_until_given_up(&nodes, false).await;
     let accepted = tokio::time::timeout(Duration::from_millis(500), remote.offer(Note(8)))
         .await
         .expect("the offer to a quarantined peer waited");
@@ -1532,36 +1578,13 @@ async fn s47_offer_to_a_quarantined_peer_is_refused_at_once() {
 async fn s36_a_peer_ref_sent_home_is_local_there() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (sink, mut greeted) = note_sink(&nodes.b, "sink");
-    let (back_tx, mut back) = mpsc::unbounded_channel::<ActorRef<Note>>();
-    let answer = nodes
-        .a
-        .spawn(
-            Behaviors::receive_message(move |m: Introduced| {
-                let _ = back_tx.send(m.greet);
-            }),
-            "answer",
-        )
-        .unwrap();
+    let (answer, mut back) = introduced_sink(&nodes.a);
     let (local_tx, mut local) = mpsc::unbounded_channel::<bool>();
     let expected_sink = sink.clone();
-    let introducer = nodes
-        .b
-        .spawn(
-            Behaviors::receive_message(move |m: Introduce| {
-                let _ = local_tx.send(m.greet == expected_sink);
-                m.greet.tell(Note(7));
-                m.answer.tell(Introduced {
-                    greet: m.greet.clone(),
-                });
-            }),
-            "introducer",
-        )
-        .unwrap();
+    let remote = remote_introducer(&nodes, 7, move |m| {
+        let _ = local_tx.send(m.greet == expected_sink);
+    });
     let remote_sink = nodes.a.resolve::<Note>(&sink.to_string()).unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Introduce>(&introducer.path().to_uri())
-        .unwrap();
     remote.tell(Introduce {
         greet: remote_sink.clone(),
         answer,
@@ -1582,10 +1605,8 @@ async fn s36_a_peer_ref_sent_home_is_local_there() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_ask_after_peer_system_stopped_fails_fast() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
-    let mut ends = watcher(&nodes.a, "watcher", remote.clone());
-    let _ = remote.ask(Ping(0)).timeout(BOUND).await.unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
+    let mut ends = watched_echo(&nodes, "watcher", &remote).await;
     nodes.b.terminate().await;
     recv_within(&mut ends, BOUND).await;
     let started = Instant::now();
@@ -1615,22 +1636,12 @@ async fn s44_ask_after_peer_system_stopped_fails_fast() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s23_remote_target_stopping_with_the_request_in_hand_fails_the_ask_at_once() {
     let nodes = two_nodes(slow_detector()).unwrap();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (echo, remote) = remote_echo(&nodes);
     linked(&nodes).await;
-    let held = remote
-        .ask_with(|reply_to| Hold { reply_to })
-        .timeout(Duration::from_secs(30));
-    let held = tokio::spawn(held.into_future());
-    // Handled in order on b: once this answer is back, the `Hold` is in hand there.
-    let Pong(n) = remote.ask(Ping(1)).timeout(BOUND).await.unwrap();
-    assert_eq!(n, 1);
+    let held = held_ask(&remote).await;
     let started = Instant::now();
     nodes.b.stop(&echo).unwrap();
-    let outcome = tokio::time::timeout(BOUND, held)
-        .await
-        .expect("the ask waited for its deadline")
-        .unwrap();
+    let outcome = ask_outcome(held).await;
     assert!(
         matches!(&outcome, Err(AskError::TargetTerminated { target }) if target.name() == "echo"),
         "{outcome:?}"
@@ -1646,22 +1657,11 @@ async fn s23_remote_target_stopping_with_the_request_in_hand_fails_the_ask_at_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_a_watched_remote_ask_whose_peer_is_given_up_is_unreachable() {
     let nodes = two_nodes(fast()).unwrap();
-    let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
-    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
-    let remote = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let (_echo, remote) = remote_echo(&nodes);
     linked(&nodes).await;
-    let held = remote
-        .ask_with(|reply_to| Hold { reply_to })
-        .timeout(Duration::from_secs(30));
-    let held = tokio::spawn(held.into_future());
-    let Pong(n) = remote.ask(Ping(1)).timeout(BOUND).await.unwrap();
-    assert_eq!(n, 1);
-    nodes.partition();
-    wait_unreachable(&mut gave_up, BOUND).await;
-    let outcome = tokio::time::timeout(BOUND, held)
-        .await
-        .expect("the ask waited for its deadline")
-        .unwrap();
+    let held = held_ask(&remote).await;
+    partition_until_given_up(&nodes, false).await;
+    let outcome = ask_outcome(held).await;
     assert!(
         matches!(&outcome, Err(AskError::Unreachable { .. })),
         "{outcome:?}"
@@ -1676,15 +1676,10 @@ async fn s44_a_watched_remote_ask_whose_peer_is_given_up_is_unreachable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended() {
     let nodes = two_nodes(fast()).unwrap();
-    let mut gave_up_a = nodes.a.events().subscribe::<PeerUnreachable>();
-    let mut gave_up_b = nodes.b.events().subscribe::<PeerUnreachable>();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
-    let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let old = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    let (sink, mut rx, old) = remote_note_sink(&nodes);
     linked(&nodes).await;
-    nodes.partition();
-    wait_unreachable(&mut gave_up_a, BOUND).await;
-    wait_unreachable(&mut gave_up_b, BOUND).await;
+    partition_until_given_up(&nodes, true).await;
     nodes.heal();
     old.tell(Note(0));
     let letter = letter_where(&mut letters, BOUND, |l| l.is::<Note>()).await;
@@ -1692,8 +1687,7 @@ async fn s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended()
         matches!(letter.reason(), DeadLetterReason::Quarantined { .. }),
         "while quarantined: {letter}"
     );
-    assert!(nodes.a.clear_quarantine(nodes.b.address()));
-    assert!(nodes.b.clear_quarantine(nodes.a.address()));
+    clear_both_quarantines(&nodes);
     linked(&nodes).await;
     old.tell(Note(1));
     let letter = letter_where(&mut letters, BOUND, |l| l.is::<Note>()).await;
@@ -1712,23 +1706,12 @@ async fn s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended()
 // it named and the message itself, not as a nameless frame.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_an_unreachable_peer_s_dead_letter_names_the_recipient_and_the_message() {
-    let a = ActorSystem::builder("a")
-        .remote(slow_detector())
-        .build()
-        .unwrap();
+    let a = slow_node("a");
     let mut letters = a.events().subscribe::<DeadLetter>();
-    let port = {
-        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        closed.local_addr().unwrap().port()
-    };
-    let remote = a
-        .resolve::<Note>(&format!("tapio://gone@127.0.0.1:{port}/user/x"))
-        .unwrap();
+    let port = closed_port();
+    let remote = loopback_ref(&a, "gone", port);
     remote.tell(Note(1));
-    let letter = letter_where(&mut letters, BOUND, |l| {
-        matches!(l.reason(), DeadLetterReason::Unreachable { .. })
-    })
-    .await;
+    let letter = unreachable_letter(&mut letters, BOUND).await;
     assert_eq!(letter.recipient().to_string(), "/user/x", "{letter}");
     assert_eq!(letter.take_message::<Note>(), Some(Note(1)));
     a.terminate().await;
