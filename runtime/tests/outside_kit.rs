@@ -292,14 +292,20 @@ fn word_counter(
     })
 }
 
+/// A kit running `word_counter`, the inbox it reports to, and its words adapter.
+fn word_counter_kit() -> (BehaviorTestKit<u64>, TestInbox<u64>, ActorRef<String>) {
+    let (adapters, adapter) = std::sync::mpsc::channel();
+    let seen = TestInbox::<u64>::new();
+    let kit = BehaviorTestKit::new(word_counter(adapters, seen.actor_ref().clone()));
+    let words = adapter.try_recv().unwrap();
+    (kit, seen, words)
+}
+
 // S48, S28: a message through an adapter waits in the kit's queue and is translated
 // by `run_queued`, in order with what was told directly.
 #[test]
 fn s48_kit_translates_adapted_messages_in_order() {
-    let (adapters, adapter) = std::sync::mpsc::channel();
-    let mut seen = TestInbox::<u64>::new();
-    let mut kit = BehaviorTestKit::new(word_counter(adapters, seen.actor_ref().clone()));
-    let words = adapter.try_recv().unwrap();
+    let (mut kit, mut seen, words) = word_counter_kit();
     words.tell("abc".to_string());
     kit.self_ref().tell(10_u64);
     words.tell("hello".to_string());
@@ -1426,27 +1432,12 @@ fn s48_kit_new_reports_a_failing_setup() {
     let _ = BehaviorTestKit::new(twice());
 }
 
-fn word_counter_for_take(
-    adapters: std::sync::mpsc::Sender<ActorRef<String>>,
-    to: ActorRef<u64>,
-) -> Behavior<u64> {
-    Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
-        let words: ActorRef<String> = ctx.message_adapter(|word: String| word.len() as u64);
-        let _ = adapters.send(words);
-        let to = to.clone();
-        Behaviors::receive_message(move |n: u64| to.tell(n))
-    })
-}
-
 // S48, S31: `take_queued` shows the messages waiting for the behavior; one that came
 // through an adapter is not translated there, and stays queued, in order, for
 // `run_queued`: nothing is silently thrown away.
 #[test]
 fn s48_take_queued_leaves_adapted_messages_to_run() {
-    let (adapters, adapter) = std::sync::mpsc::channel();
-    let mut seen = TestInbox::<u64>::new();
-    let mut kit = BehaviorTestKit::new(word_counter_for_take(adapters, seen.actor_ref().clone()));
-    let words = adapter.try_recv().unwrap();
+    let (mut kit, mut seen, words) = word_counter_kit();
     words.tell("xy".to_string());
     kit.self_ref().tell(7_u64);
     words.tell("abc".to_string());
