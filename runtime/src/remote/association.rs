@@ -416,8 +416,20 @@ impl Association {
 
     /// This system is terminating: tell the peer, let the outbound connection write
     /// what it holds and close. Returns its writer, to wait for.
-    pub(crate) fn leave(&self) -> Option<tokio::task::JoinHandle<()>> {
-        let outbound = self.state().outbound.take()?;
+    ///
+    /// A peer that dialled this system and was not dialled back yet (that happens
+    /// with the first heartbeat) is dialled now, for the notice alone: it reads
+    /// nothing on the connection it dialled, and would otherwise hear of the end
+    /// only from its failure detector (S41).
+    pub(crate) fn leave(self: &Arc<Self>) -> Option<tokio::task::JoinHandle<()>> {
+        let outbound = {
+            let mut state = self.state();
+            if state.outbound.is_none() && state.detecting && self.session.ended().is_none() {
+                let transport = self.transport.upgrade()?;
+                self.outbound(&mut state, &transport);
+            }
+            state.outbound.take()?
+        };
         let notice = Frame {
             bytes: control_frame(control::LEAVING, "/", 0),
             message: false,
