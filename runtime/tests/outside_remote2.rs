@@ -603,13 +603,6 @@ async fn s39_s41_s43_a_peer_reborn_on_the_same_port_needs_refs_resolved_again() 
     let port = low_port();
     let b = node_on("b", port);
     let (sink, mut rx) = note_sink(&b, "sink");
-    // b dials a too: a system that never dialled its peer does not tell it that it
-    // leaves (see the report); that is not what this test is about.
-    let (on_a, mut on_a_rx) = note_sink(&a, "on-a");
-    b.resolve::<Note>(&on_a.path().to_uri())
-        .unwrap()
-        .tell(Note(0));
-    assert_eq!(recv_within(&mut on_a_rx, BOUND).await, 0);
     let old = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
     let mut ends = watcher(&a, "watcher", old.clone());
     old.tell(Note(1));
@@ -802,4 +795,35 @@ async fn s14_s41_a_remote_restart_is_not_a_stop() {
     assert_eq!(recv_within(&mut ends, BOUND).await.path(), remote.path());
     nothing_within(&mut ends, Duration::from_millis(300)).await;
     nodes.terminate().await;
+}
+
+// S41 + S18: a system that was dialled, and terminates before it has dialled back
+// (which its first heartbeat does), still tells its peer that it leaves: a watch
+// made on the peer afterwards hears `Terminated` at once, not after the failure
+// detector's window (20 s here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s41_a_system_that_never_dialled_its_peer_is_heard_leaving() {
+    // Its first heartbeat, which would dial back, comes long after the test is done.
+    let settings = || {
+        RemoteSettings::loopback()
+            .heartbeat_interval(Duration::from_secs(5))
+            .unreachable_after(Duration::from_secs(20))
+    };
+    let a = ActorSystem::builder("a")
+        .remote(settings())
+        .build()
+        .unwrap();
+    let b = ActorSystem::builder("b")
+        .remote(settings())
+        .build()
+        .unwrap();
+    let (sink, mut rx) = note_sink(&b, "sink");
+    let old = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    old.tell(Note(1));
+    assert_eq!(recv_within(&mut rx, BOUND).await, 1);
+    b.terminate().await;
+    let mut probe = TestProbe::<Note>::new(&a);
+    probe.watch(&old);
+    probe.expect_terminated(&old, BOUND).await;
+    a.terminate().await;
 }
