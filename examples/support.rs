@@ -57,7 +57,7 @@ impl Tally {
 
 /// How long an example waits for anything it expects before it gives up: far longer
 /// than any step takes, so reaching it means something is broken.
-pub const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Wait for `step` for at most [`WAIT`], so a broken example fails with `what` it
 /// was waiting for instead of hanging.

@@ -19,8 +19,8 @@ where
         .build()
         .expect("a runtime");
     runtime
-        .block_on(async { tokio::time::timeout(Duration::from_secs(30), run()).await })
-        .expect("the example finished within 30 s")
+        .block_on(async { tokio::time::timeout(Duration::from_secs(60), run()).await })
+        .expect("the example finished within 60 s")
         .expect("the example ran without error")
 }
 
