@@ -16,6 +16,7 @@
 //! hands each message to the adapter's owner as an [`Envelope::Adapted`].
 
 mod config;
+mod lock;
 mod offer;
 mod remote;
 mod system;

@@ -1,6 +1,6 @@
 //! The user lane: an actor's mailbox, or the slot an ask's one answer goes to.
 //!
-//! The mailbox is built for its one reader: a `VecDeque` behind a `std::sync::Mutex`,
+//! The mailbox is built for its one reader: a `VecDeque` behind a lock (a `SpinLock`, see `lock`),
 //! with the task's waker inside the same lock. The task leaves its waker there once
 //! (a tokio task's waker does not change); when the reader finds the queue empty it
 //! marks itself waiting, and only the first push after that wakes it (after the lock
@@ -21,13 +21,14 @@
 use std::collections::VecDeque;
 use std::mem;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use tokio::sync::oneshot;
 
 use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
+use crate::mailbox::lock::{SpinGuard, SpinLock};
 use crate::mailbox::{Envelope, MailboxConfig, OverflowStrategy, RemoteSlot};
 use crate::message::Message;
 use crate::system::SystemShared;
@@ -48,7 +49,7 @@ pub(crate) type Batch<P> = Option<Box<VecDeque<Envelope<P>>>>;
 /// mailbox: a lock around an enum lets the enum keep its tag in the queue's niche,
 /// where an enum of two locks would need a word of its own.
 pub(crate) struct UserLane<P: Message> {
-    lane: Mutex<Lane<P>>,
+    lane: SpinLock<Lane<P>>,
 }
 
 enum Lane<P: Message> {
@@ -184,16 +185,13 @@ impl<P: Message> UserLane<P> {
 
     fn from(lane: Lane<P>) -> Self {
         Self {
-            lane: Mutex::new(lane),
+            lane: SpinLock::new(lane),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Lane<P>> {
-        // No user code runs under this lock (a waker is woken after it is released),
-        // so a poisoned lock still holds consistent data.
-        self.lane
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+    #[inline]
+    fn lock(&self) -> SpinGuard<'_, Lane<P>> {
+        self.lane.lock()
     }
 
     /// Refuse the request whose answer this lane awaits (a promise's lane); any
@@ -206,46 +204,76 @@ impl<P: Message> UserLane<P> {
 
     /// Queue an envelope; `waiting` is the reader-waiting mark kept beside the system
     /// lane (see `SystemLane::reader_waiting`).
+    ///
+    /// The common case (an actor's open mailbox with room) is kept small, and hands
+    /// back no more than `Sent::Queued`: every other case is in `send_slow`.
     #[inline]
     pub(crate) fn send(&self, envelope: Envelope<P>, waiting: &AtomicBool) -> Sent<P> {
-        let (waker, sent) = {
-            let mut lane = self.lock();
-            let queue = match &mut *lane {
-                Lane::Actor(queue) => queue,
-                Lane::Answer(slot) => return slot.send(envelope),
-                Lane::Adapter(slot) => return slot.send(envelope),
-                Lane::Remote(slot) => return slot.send(envelope),
-            };
-            if queue.closed {
-                return Sent::Refused(envelope);
-            }
-            let mut sent = Sent::Queued;
-            let full = queue.is_full();
-            let envelope = match envelope {
-                Envelope::Message(message) if full => match queue.overflow {
-                    OverflowStrategy::DropNew => {
-                        return Sent::Full {
-                            message,
-                            fail: false,
-                        };
-                    }
-                    OverflowStrategy::Fail => {
-                        let fail = !mem::replace(&mut queue.overflow_reported, true);
-                        return Sent::Full { message, fail };
-                    }
-                    OverflowStrategy::DropOldest => {
-                        if let Some(oldest) = queue.take_oldest_message() {
-                            sent = Sent::PushedOut(oldest);
-                        }
-                        Envelope::Message(message)
-                    }
-                },
-                // Ticks and internal work are never refused by the bound.
-                envelope => envelope,
-            };
-            queue.items.push_back(envelope);
-            (queue.wake_reader(waiting), sent)
+        let mut lane = self.lock();
+        let Lane::Actor(queue) = &mut *lane else {
+            return Self::send_slow(lane, envelope, waiting);
         };
+        if queue.closed || queue.is_full() {
+            return Self::send_slow(lane, envelope, waiting);
+        }
+        queue.items.push_back(envelope);
+        let waker = queue.wake_reader(waiting);
+        drop(lane);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Sent::Queued
+    }
+
+    /// What `send` does with a lane that is not an open actor mailbox with room.
+    #[cold]
+    #[inline(never)]
+    fn send_slow(
+        mut lane: SpinGuard<'_, Lane<P>>,
+        envelope: Envelope<P>,
+        waiting: &AtomicBool,
+    ) -> Sent<P> {
+        let queue = match &mut *lane {
+            Lane::Actor(queue) => queue,
+            Lane::Answer(slot) => return slot.send(envelope),
+            Lane::Adapter(slot) => return slot.send(envelope),
+            Lane::Remote(slot) => {
+                // Encoding runs the message's `Serialize`: not under the lock.
+                let slot = slot.clone();
+                drop(lane);
+                return slot.send(envelope);
+            }
+        };
+        if queue.closed {
+            return Sent::Refused(envelope);
+        }
+        let mut sent = Sent::Queued;
+        let full = queue.is_full();
+        let envelope = match envelope {
+            Envelope::Message(message) if full => match queue.overflow {
+                OverflowStrategy::DropNew => {
+                    return Sent::Full {
+                        message,
+                        fail: false,
+                    };
+                }
+                OverflowStrategy::Fail => {
+                    let fail = !mem::replace(&mut queue.overflow_reported, true);
+                    return Sent::Full { message, fail };
+                }
+                OverflowStrategy::DropOldest => {
+                    if let Some(oldest) = queue.take_oldest_message() {
+                        sent = Sent::PushedOut(oldest);
+                    }
+                    Envelope::Message(message)
+                }
+            },
+            // Ticks and internal work are never refused by the bound.
+            envelope => envelope,
+        };
+        queue.items.push_back(envelope);
+        let waker = queue.wake_reader(waiting);
+        drop(lane);
         if let Some(waker) = waker {
             waker.wake();
         }
