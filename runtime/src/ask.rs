@@ -8,7 +8,7 @@
 //! writes requests.
 //!
 //! The ref the answer goes to is a promise, not an actor: cheap, and registered
-//! nowhere. Three ways of not getting an answer are told apart:
+//! nowhere. The ways of not getting an answer are told apart:
 //!
 //! - [`AskError::Timeout`]: nothing came before the deadline (5 s unless
 //!   [`Ask::timeout`] says otherwise). An answer that comes later is a dead letter
@@ -22,6 +22,10 @@
 //!   a dead-letter subscriber).
 //! - [`AskError::Unanswered`]: the request was dropped without an answer, for
 //!   example by a protocol that does not carry the reply ref.
+//! - [`AskError::MailboxFull`]: the target's bounded mailbox was full and its
+//!   overflow strategy (drop-new, or fail) refused the request; the ask fails at
+//!   once, and the target runs on (S29). Under drop-oldest a request is taken, and
+//!   one pushed out later fails its ask as `Unanswered`.
 //!
 //! A quick answer costs no watch, no timer, no channel and no registration anywhere:
 //! the promise is a task-less cell that keeps the answer until the ask takes it, and
@@ -72,7 +76,7 @@ use tokio::time::Instant;
 use std::sync::Arc;
 
 use crate::actor::promise::{self, Answer, Refusal};
-use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, LocalCell};
+use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
 use crate::mailbox::Look;
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
@@ -96,6 +100,16 @@ pub enum AskError {
     )]
     Adapter {
         /// The adapter asked.
+        target: ActorPath,
+    },
+    /// The target's bounded mailbox was full, and its overflow strategy (drop-new,
+    /// or fail) refused the request, at once: the request is a dead letter
+    /// (`MailboxFull`), and the target runs on.
+    #[error(
+        "{target}'s bounded mailbox was full and refused the request: ask again once it has caught up, or give it more room (MailboxConfig::bounded)"
+    )]
+    MailboxFull {
+        /// The actor asked.
         target: ActorPath,
     },
     /// The target stopped before it answered.
@@ -144,9 +158,31 @@ pub enum AskError {
 pub struct Ask<R: Message> {
     answer: Source<R>,
     target: AnyActorRef,
-    /// The target had stopped: it refused the request.
-    refused: bool,
+    /// Why the request could not be sent, if it could not: the ask fails at once.
+    refused: Option<Refused>,
     timeout: Duration,
+}
+
+/// Why an ask's request was refused when it was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refused {
+    /// The target is a message adapter, which is never asked.
+    Adapter,
+    /// The target's full bounded mailbox refused it.
+    MailboxFull,
+    /// The target has stopped, or (another system's actor) cannot be reached.
+    Gone,
+}
+
+impl Refused {
+    /// What a delivery of the request says: `None` when it was queued.
+    fn of(delivery: Delivery) -> Option<Self> {
+        match delivery {
+            Delivery::Queued => None,
+            Delivery::Full => Some(Self::MailboxFull),
+            Delivery::Refused => Some(Self::Gone),
+        }
+    }
 }
 
 /// Where an ask finds its answer.
@@ -338,14 +374,13 @@ impl<R: Message> Future for AskFuture<R> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         if let Waiting::Quick { ask, yielded } = &mut this.state {
-            if ask.refused {
+            if let Some(refused) = ask.refused {
                 let target = ask.target.path().clone();
-                return Poll::Ready(Err(if ask.target.owner().is_some() {
-                    AskError::Adapter { target }
-                } else if ask.target.is_remote() {
-                    AskError::Unreachable { target }
-                } else {
-                    AskError::TargetTerminated { target }
+                return Poll::Ready(Err(match refused {
+                    Refused::Adapter => AskError::Adapter { target },
+                    Refused::MailboxFull => AskError::MailboxFull { target },
+                    Refused::Gone if ask.target.is_remote() => AskError::Unreachable { target },
+                    Refused::Gone => AskError::TargetTerminated { target },
                 }));
             }
             // A look into the promise, which keeps the answer: the task is woken by
@@ -427,10 +462,10 @@ impl<P: Message> ActorRef<P> {
         M: Request + AnsweredBy<P>,
     {
         let (reply_to, mut ask) = self.prepare_ask();
-        if ask.refused {
+        if ask.refused.is_some() {
             return ask;
         }
-        ask.refused = !self.try_deliver(request.wrap_into(ReplyTo::to(reply_to)));
+        ask.refused = Refused::of(self.deliver_to(request.wrap_into(ReplyTo::to(reply_to))));
         ask
     }
 
@@ -468,10 +503,10 @@ impl<P: Message> ActorRef<P> {
         F: FnOnce(ActorRef<R>) -> M,
     {
         let (reply_to, mut ask) = self.prepare_ask();
-        if ask.refused {
+        if ask.refused.is_some() {
             return ask;
         }
-        ask.refused = !self.try_deliver(P::wrap(build(reply_to)));
+        ask.refused = Refused::of(self.deliver_to(P::wrap(build(reply_to))));
         ask
     }
 
@@ -484,8 +519,8 @@ impl<P: Message> ActorRef<P> {
             None => (target.system(), target.owner().is_some()),
         };
         let promise = promise::promise(system);
-        // An adapter is not asked: the ask fails at once (see `Ask::refusal`).
-        let refused = adapter;
+        // An adapter is not asked: the ask fails at once.
+        let refused = adapter.then_some(Refused::Adapter);
         let reply_to = ActorRef::local(promise.clone());
         let ask = Ask {
             answer: Source::Promise(promise),

@@ -121,6 +121,12 @@ impl<P: Message> LocalCell<P> {
     /// says the envelope itself could not be queued.
     #[inline]
     pub(crate) fn deliver(&self, envelope: Envelope<P>) -> bool {
+        matches!(self.deliver_to(envelope), Delivery::Queued)
+    }
+
+    /// [`deliver`](Self::deliver), saying why an envelope was not queued.
+    #[inline]
+    pub(crate) fn deliver_to(&self, envelope: Envelope<P>) -> Delivery {
         let lane = self.core.lane();
         if lane.is_stopping_actor() {
             // Refused without the mailbox's lock: a tell to a stopped actor costs a
@@ -128,20 +134,20 @@ impl<P: Message> LocalCell<P> {
             return self.deliver_slow(Sent::Refused(envelope));
         }
         match self.user.send(envelope, lane.reader_waiting()) {
-            Sent::Queued => true,
+            Sent::Queued => Delivery::Queued,
             sent => self.deliver_slow(sent),
         }
     }
 
     #[cold]
-    fn deliver_slow(&self, sent: Sent<P>) -> bool {
+    fn deliver_slow(&self, sent: Sent<P>) -> Delivery {
         let system = self.core.system();
         let path = self.core.path();
         match sent {
-            Sent::Queued => true,
+            Sent::Queued => Delivery::Queued,
             Sent::PushedOut(oldest) => {
                 system.dead_letter(oldest, path, DeadLetterReason::PushedOut);
-                true
+                Delivery::Queued
             }
             Sent::Full { message, fail } => {
                 system.dead_letter(message, path, DeadLetterReason::MailboxFull);
@@ -154,28 +160,41 @@ impl<P: Message> LocalCell<P> {
                 {
                     self.user.wake();
                 }
-                false
+                Delivery::Full
             }
             Sent::Refused(Envelope::Message(message)) => {
                 system.dead_letter(message, path, DeadLetterReason::RecipientStopped);
-                false
+                Delivery::Refused
             }
             // A tick of a timer whose actor has stopped: the timer is gone with it;
             // work for an actor that has stopped has nothing to run in.
-            Sent::Refused(Envelope::Tick(_) | Envelope::Run(_)) => false,
+            Sent::Refused(Envelope::Tick(_) | Envelope::Run(_)) => Delivery::Refused,
             // What an adapter passed on to an owner that has stopped: a dead letter
             // naming the adapter.
             Sent::Refused(Envelope::Adapted(adapted)) => {
                 (*adapted).dead_letter(DeadLetterReason::RecipientStopped);
-                false
+                Delivery::Refused
             }
-            Sent::DeadLettered => false,
+            Sent::DeadLettered => Delivery::Refused,
             Sent::Unwanted(answer, reason) => {
                 system.dead_letter(answer, path, reason);
-                false
+                Delivery::Refused
             }
         }
     }
+}
+
+/// What became of an envelope handed to a cell. Whatever was not queued is a dead
+/// letter already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// Queued (under drop-oldest, perhaps by pushing the oldest message out).
+    Queued,
+    /// Refused by a full bounded mailbox (drop-new, or fail).
+    Full,
+    /// Refused for any other reason: the actor has stopped, the ref's peer cannot
+    /// be reached, an adapter's owner has stopped.
+    Refused,
 }
 
 impl<P: Message> AnyCell for LocalCell<P> {
@@ -397,6 +416,13 @@ impl<P: Message> ActorRef<P> {
     pub(crate) fn try_deliver(&self, message: P) -> bool {
         match &self.target {
             Target::Local(cell) => cell.deliver(Envelope::Message(message)),
+        }
+    }
+
+    /// [`try_deliver`](Self::try_deliver), saying why a message was not queued.
+    pub(crate) fn deliver_to(&self, message: P) -> Delivery {
+        match &self.target {
+            Target::Local(cell) => cell.deliver_to(Envelope::Message(message)),
         }
     }
 
