@@ -75,12 +75,20 @@ impl<P: Message> Actor for RouterActor<P> {
         match signal {
             Signal::Terminated(end) => {
                 let stopped = end.actor();
-                let (left, was_routee) = self.routees.with(|routees| {
-                    let removed = routees.remove_where(|routee| routee == stopped);
-                    (routees.len(), removed.is_some())
+                // The routee that stopped, or the owner of routees that are message
+                // adapters (watched for them: an adapter stops with its owner).
+                let is_gone = |routee: &ActorRef<P>| {
+                    routee == stopped || routee.erase().owner().is_some_and(|o| o == *stopped)
+                };
+                let (left, removed) = self.routees.with(|routees| {
+                    let mut removed = 0_usize;
+                    while routees.remove_where(is_gone).is_some() {
+                        removed += 1;
+                    }
+                    (routees.len(), removed)
                 });
-                if was_routee {
-                    tracing::debug!(routee = %stopped, left, "a routee stopped and left the router");
+                if removed > 0 {
+                    tracing::debug!(routee = %stopped, removed, left, "a routee stopped and left the router");
                 }
                 if left == 0 {
                     tracing::debug!(router = %ctx.path(), "the last routee stopped: the router stops");

@@ -75,7 +75,12 @@ impl<P: Message> IntoBehavior<P> for Group<P> {
         Behaviors::setup(move |ctx| {
             let mut rotation = Rotation::default();
             for routee in routees.iter() {
-                ctx.watch(routee);
+                // A message adapter cannot be watched, and stops with its owner
+                // (S28): the owner is watched for it.
+                match routee.erase().owner() {
+                    Some(owner) => ctx.watch_any(owner),
+                    None => ctx.watch(routee),
+                }
                 rotation.push(routee.clone());
             }
             RouterActor::new(Held::Own(rotation), logic.clone())

@@ -134,6 +134,10 @@ impl Routers {
     /// them but does not own them. A ref given twice counts once. Spawn what this
     /// returns.
     ///
+    /// A routee may be a message adapter: an adapter cannot be watched, so the
+    /// router watches its owner, and when the owner stops, every adapter of that
+    /// owner leaves the group (an adapter stops with its owner).
+    ///
     /// # Errors
     ///
     /// [`RouterError::EmptyGroup`] if `routees` is empty.
