@@ -11,8 +11,10 @@ use std::fmt;
 /// its [`OverflowStrategy`] says what a [`tell`](crate::ActorRef::tell) to a full one
 /// does; [`offer`](crate::ActorRef::offer) waits for room instead, whatever the
 /// strategy. Whatever a strategy drops is a [`DeadLetter`](crate::DeadLetter) with
-/// its reason. The actor's own timer ticks (and the runtime's internal work) are
-/// never refused by the bound: while queued they take room like a message.
+/// its reason. The actor's own timer ticks, what comes through its message
+/// adapters and the runtime's internal work are never refused by the bound, and
+/// never pushed out by [`OverflowStrategy::DropOldest`]: while queued they take room
+/// like a message, so a mailbox may hold more than `capacity` of them.
 ///
 /// # Examples
 ///
@@ -50,7 +52,10 @@ pub enum OverflowStrategy {
     DropNew,
     /// Take the new message, and push the oldest queued message out to make room: it
     /// becomes a dead letter
-    /// ([`DeadLetterReason::PushedOut`](crate::DeadLetterReason::PushedOut)).
+    /// ([`DeadLetterReason::PushedOut`](crate::DeadLetterReason::PushedOut)). Only a
+    /// message told to the actor is pushed out, never a timer tick or what came
+    /// through a message adapter: when nothing else is queued, the new message is
+    /// taken beyond the bound.
     DropOldest,
 }
 
