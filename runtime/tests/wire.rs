@@ -353,6 +353,65 @@ async fn s37_the_frame_limit_is_checked_before_anything_else() {
     system.terminate().await;
 }
 
+// S35: a registry built by hand lists what may come in. A key it leaves out is
+// refused as unknown even when the recipient's protocol would decode it (the
+// greeter handles `Tree`), and a key it lists goes through; an unknown key is the
+// reason given before a missing recipient.
+#[tokio::test]
+async fn s35_a_hand_built_registry_refuses_what_it_leaves_out() {
+    let registry = Registry::builder().register::<Greet>().build().unwrap();
+    let system = ActorSystem::builder("listed")
+        .wire_registry(registry)
+        .build()
+        .unwrap();
+    let mut letters = letters(&system);
+    let (_greeter, mut heard) = greeter(&system).await;
+    let tree = encode_payload(&Tree::Node(Box::new(Tree::Leaf))).unwrap();
+    let unlisted = frame(Tree::KEY, "/user/greeter", 0, &tree);
+    assert_eq!(
+        system.deliver_frame(&peer(), &unlisted),
+        Err(WireProblem::UnknownKey(Tree::KEY.to_owned()))
+    );
+    assert_eq!(
+        problem_of(&letter(&mut letters).await),
+        WireProblem::UnknownKey(Tree::KEY.to_owned())
+    );
+    let nobody = frame(Tree::KEY, "/user/nobody", 0, &tree);
+    assert_eq!(
+        system.deliver_frame(&peer(), &nobody),
+        Err(WireProblem::UnknownKey(Tree::KEY.to_owned()))
+    );
+    system
+        .deliver_frame(
+            &peer(),
+            &frame(Greet::KEY, "/user/greeter", 0, &greet("ada")),
+        )
+        .unwrap();
+    let first = tokio::time::timeout(WAIT, heard.recv()).await.unwrap();
+    assert_eq!(first.as_deref(), Some("ada"), "the tree was never handled");
+    system.terminate().await;
+}
+
+// S35: with the registry of every linked type (the default), a key no protocol of
+// the recipient decodes is still refused as unknown when nothing registers it, and
+// as not accepted when something does, whether or not the recipient exists.
+#[tapio::test]
+async fn s35_the_linked_registry_tells_unknown_from_not_accepted(system: ActorSystem) {
+    let _greeter = greeter(&system).await;
+    let shout = encode_payload(&Shout("hey".into())).unwrap();
+    for recipient in ["/user/greeter", "/user/nobody"] {
+        assert_eq!(
+            system.deliver_frame(&peer(), &frame("test.nobody.v1", recipient, 0, &shout)),
+            Err(WireProblem::UnknownKey("test.nobody.v1".to_owned())),
+            "{recipient}"
+        );
+    }
+    assert_eq!(
+        system.deliver_frame(&peer(), &frame(Shout::KEY, "/user/greeter", 0, &shout)),
+        Err(WireProblem::NotAccepted(Shout::KEY.to_owned()))
+    );
+}
+
 // S37: a stopped recipient refuses the frame as such.
 #[tapio::test]
 async fn s37_a_stopped_recipient_is_a_dead_letter_naming_the_peer(system: ActorSystem) {
