@@ -271,6 +271,54 @@ async fn a_million_messages_through_one_actor_none_lost(system: ActorSystem) {
     assert!(in_order, "a sender's messages arrived out of order");
 }
 
+// S3 + S5: many more senders than cores, each a plain thread outside the runtime,
+// telling one actor at once on a 2-worker runtime: the mailbox's lock is fought over
+// by 32 threads on 2 cores, some of them preempted while they hold it. Every tell
+// returns, none is lost, and each sender's own order holds.
+#[tapio::test(worker_threads = 2)]
+async fn many_threads_telling_one_actor_lose_nothing(system: ActorSystem) {
+    const SENDERS: u64 = 32;
+    const EACH: u64 = 20_000;
+    let mut probe = TestProbe::<(u64, bool)>::new(&system);
+    let to = probe.actor_ref().clone();
+    let counter: ActorRef<(u64, u64)> = system
+        .spawn(
+            Behaviors::setup(move |_| Tally {
+                count: 0,
+                next: vec![0; SENDERS as usize],
+                in_order: true,
+                to: to.clone(),
+            }),
+            "tally",
+        )
+        .unwrap();
+    let (told, all_told) = std::sync::mpsc::channel();
+    for sender in 0..SENDERS {
+        let (counter, told) = (counter.clone(), told.clone());
+        std::thread::spawn(move || {
+            for n in 0..EACH {
+                counter.tell((sender, n));
+            }
+            let _ = told.send(());
+        });
+    }
+    drop(told);
+    // Bounded: a lock that a preempted holder kept from everyone would time out.
+    tokio::task::spawn_blocking(move || {
+        for _ in 0..SENDERS {
+            all_told
+                .recv_timeout(Duration::from_secs(60))
+                .expect("every sender finished telling");
+        }
+    })
+    .await
+    .unwrap();
+    counter.tell((u64::MAX, 0));
+    let (count, in_order) = probe.expect_message(Duration::from_secs(60)).await;
+    assert_eq!(count, SENDERS * EACH);
+    assert!(in_order, "a sender's messages arrived out of order");
+}
+
 /// Counts `(sender, n)` pairs and checks each sender's `n` goes up by one.
 struct Tally {
     count: u64,
