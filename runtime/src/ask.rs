@@ -296,7 +296,9 @@ impl<R: Message> Ask<R> {
         if timeout <= WATCH_AFTER {
             return timed_out(&mut answer);
         }
-        sleep.as_mut().reset(start + timeout);
+        sleep
+            .as_mut()
+            .reset(crate::timer::deadline_after(start, timeout));
         let target = &self.target;
         let watch = promise.as_ref().zip(target.remote_slot());
         if let Some((promise, slot)) = &watch {

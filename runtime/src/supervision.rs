@@ -564,9 +564,11 @@ impl History {
             .as_ref()
             .map(|backoff| backoff.delay(self.in_a_row, jitter()));
         self.in_a_row = self.in_a_row.saturating_add(1);
-        self.healthy_from = restart.backoff.as_ref().map(|backoff| {
-            let started = now + delay.unwrap_or_default();
-            started.checked_add(backoff.max).unwrap_or(started)
+        // A backoff too long for the clock never ends: the restart never comes, and
+        // there is no moment from which the actor counts as healthy.
+        self.healthy_from = restart.backoff.as_ref().and_then(|backoff| {
+            let started = now.checked_add(delay.unwrap_or_default())?;
+            Some(started.checked_add(backoff.max).unwrap_or(started))
         });
         Decision::Restart {
             level,

@@ -93,7 +93,7 @@ pub enum TimerMode {
 /// A timer that cannot work, refused when it is started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "a repeating timer needs a non-zero interval (timer {key:?}): a zero interval would flood the mailbox; use a single timer to act once"
+    "a repeating timer needs a non-zero interval (timer \"{key}\"): a zero interval would flood the mailbox; use a single timer to act once"
 )]
 pub struct ZeroInterval {
     /// The timer's key.
@@ -394,7 +394,7 @@ impl<P: Message> Timer<P> {
                 .abort_handle(),
             TimerMode::FixedRate => runtime
                 .spawn(async move {
-                    let start = tokio::time::Instant::now() + every;
+                    let start = deadline_after(tokio::time::Instant::now(), every);
                     let mut schedule = tokio::time::interval_at(start, every);
                     schedule.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
                     loop {
@@ -413,13 +413,13 @@ impl<P: Message> Timer<P> {
                         // Each tick `every` after the previous one was sent, and never
                         // while that one still waits in the mailbox, so an actor that
                         // falls behind gets fewer ticks, not a backlog.
-                        let mut due = tokio::time::Instant::now() + every;
+                        let mut due = deadline_after(tokio::time::Instant::now(), every);
                         loop {
                             tokio::time::sleep_until(due).await;
                             if !tick(&cell, id) {
                                 break;
                             }
-                            due = tokio::time::Instant::now() + every;
+                            due = deadline_after(tokio::time::Instant::now(), every);
                             taken.notified().await;
                         }
                     })
@@ -435,6 +435,17 @@ impl<P: Message> Timer<P> {
 }
 
 /// Put a tick of timer `id` on the cell's user lane; `false` once the cell is gone.
+/// `start + after`, or a century after `start` when that does not fit the clock: a
+/// deadline that never comes, for a duration as large as `Duration::MAX`, without a
+/// panic.
+pub(crate) fn deadline_after(start: tokio::time::Instant, after: Duration) -> tokio::time::Instant {
+    const CENTURY: Duration = Duration::from_secs(60 * 60 * 24 * 365 * 100);
+    start
+        .checked_add(after)
+        .or_else(|| start.checked_add(CENTURY))
+        .unwrap_or(start)
+}
+
 fn tick<P: Message>(cell: &Weak<LocalCell<P>>, id: u64) -> bool {
     let Some(cell) = cell.upgrade() else {
         return false;

@@ -475,7 +475,7 @@ async fn a_zero_interval_is_refused(system: ActorSystem) {
     actor.tell(1_u64);
     assert_eq!(
         probe.expect_message(SECOND).await,
-        "a repeating timer needs a non-zero interval (timer TimerKey(\"spin\")): a zero interval would flood the mailbox; use a single timer to act once"
+        "a repeating timer needs a non-zero interval (timer \"spin\"): a zero interval would flood the mailbox; use a single timer to act once"
     );
 }
 

@@ -145,7 +145,10 @@ impl LinkFaults {
             return Verdict::Hold;
         }
         match queued {
-            Some(queued) if !faults.delay.is_zero() => Verdict::DelayUntil(queued + faults.delay),
+            // A delay too long for the clock holds the frame until the faults change.
+            Some(queued) if !faults.delay.is_zero() => queued
+                .checked_add(faults.delay)
+                .map_or(Verdict::Hold, Verdict::DelayUntil),
             _ => Verdict::Pass,
         }
     }

@@ -650,8 +650,14 @@ async fn write_frame<W: AsyncWrite + Unpin>(
             }
             Verdict::DelayUntil(at) => {
                 out.flush().await?;
-                tokio::time::sleep_until(at).await;
-                break;
+                // A change of the faults (a delay cleared or changed) is looked at
+                // again at once.
+                tokio::select! {
+                    () = tokio::time::sleep_until(at) => break,
+                    changed = changes.changed() => if changed.is_err() {
+                        break;
+                    },
+                }
             }
         }
     }

@@ -35,11 +35,11 @@ impl SystemShared {
             return;
         };
         let mut stopped = self.guardians_stopped.subscribe();
-        let now = tokio::time::Instant::now();
         // A timeout too large to add to the clock means no deadline at all.
-        let deadline = now
-            .checked_add(self.settings.shutdown_timeout())
-            .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 100));
+        let deadline = crate::timer::deadline_after(
+            tokio::time::Instant::now(),
+            self.settings.shutdown_timeout(),
+        );
         let stop_both = async {
             guardians.user.request_stop();
             let _ = stopped.wait_for(|s| s & USER_STOPPED != 0).await;
