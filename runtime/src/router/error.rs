@@ -13,6 +13,20 @@ pub enum RouterError {
          pool, stop the router itself"
     )]
     EmptyPool,
+    /// `Routers::pool(size, ..)`, or a resize, above [`MAX_POOL_SIZE`]: a pool that
+    /// large would spawn routees until memory runs out.
+    ///
+    /// [`MAX_POOL_SIZE`]: crate::router::MAX_POOL_SIZE
+    #[error(
+        "a pool router of {size} routees is more than the {max} a pool may have: ask for \
+         fewer, or put several pools behind a group router"
+    )]
+    PoolTooLarge {
+        /// The size asked for.
+        size: usize,
+        /// The most a pool may have ([`MAX_POOL_SIZE`](crate::router::MAX_POOL_SIZE)).
+        max: usize,
+    },
     /// `Routers::group` was given no refs.
     #[error(
         "a group router needs at least one routee: pass one or more `ActorRef`s to \
@@ -40,4 +54,18 @@ pub enum RouterError {
         /// The path of the router that stopped.
         router: crate::ActorPath,
     },
+}
+
+/// A pool's size, checked: at least one routee, at most [`MAX_POOL_SIZE`].
+///
+/// [`MAX_POOL_SIZE`]: crate::router::MAX_POOL_SIZE
+pub(crate) fn check_pool_size(size: usize) -> Result<(), RouterError> {
+    match size {
+        0 => Err(RouterError::EmptyPool),
+        size if size > crate::router::MAX_POOL_SIZE => Err(RouterError::PoolTooLarge {
+            size,
+            max: crate::router::MAX_POOL_SIZE,
+        }),
+        _ => Ok(()),
+    }
 }

@@ -57,12 +57,11 @@ impl<P: Message> PoolHandle<P> {
     ///
     /// # Errors
     ///
-    /// [`RouterError::EmptyPool`] for 0 (stop the router to end the pool), and
-    /// [`RouterError::RouterStopped`] once the router has stopped.
+    /// [`RouterError::EmptyPool`] for 0 (stop the router to end the pool),
+    /// [`RouterError::PoolTooLarge`] above [`MAX_POOL_SIZE`](crate::router::MAX_POOL_SIZE),
+    /// and [`RouterError::RouterStopped`] once the router has stopped.
     pub fn resize(&self, size: usize) -> Result<(), RouterError> {
-        if size == 0 {
-            return Err(RouterError::EmptyPool);
-        }
+        crate::router::error::check_pool_size(size)?;
         let router = {
             let mut pool = PoolState::lock(&self.state);
             match &pool.router {

@@ -95,6 +95,10 @@ mod pool;
 mod rotation;
 
 pub use self::error::RouterError;
+
+/// The most routees a pool may have: [`Routers::pool`] and
+/// [`PoolHandle::resize`] refuse a larger size with [`RouterError::PoolTooLarge`].
+pub const MAX_POOL_SIZE: usize = 65_536;
 pub use self::group::Group;
 pub use self::handle::PoolHandle;
 pub use self::pool::Pool;
@@ -120,7 +124,8 @@ impl Routers {
     ///
     /// # Errors
     ///
-    /// [`RouterError::EmptyPool`] if `size` is 0.
+    /// [`RouterError::EmptyPool`] if `size` is 0, [`RouterError::PoolTooLarge`] if it
+    /// is more than [`MAX_POOL_SIZE`].
     pub fn pool<P, F, B>(size: usize, factory: F) -> Result<Pool<P>, RouterError>
     where
         P: Message,

@@ -62,9 +62,7 @@ impl<P: Message> PoolState<P> {
 
 impl<P: Message> Pool<P> {
     pub(crate) fn new(size: usize, factory: Arc<Factory<P>>) -> Result<Self, RouterError> {
-        if size == 0 {
-            return Err(RouterError::EmptyPool);
-        }
+        crate::router::error::check_pool_size(size)?;
         Ok(Self {
             factory,
             logic: Logic::RoundRobin,
