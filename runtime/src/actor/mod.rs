@@ -31,7 +31,7 @@ use crate::system::SystemShared;
 
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::path::{ActorPath, Address};
-pub(crate) use self::path::{AnonymousName, validate_name};
+pub(crate) use self::path::{AnonymousName, validate_name, validate_segment};
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.

@@ -296,6 +296,18 @@ pub(crate) fn validate_name(name: &str) -> Result<(), InvalidName> {
     }
 }
 
+/// A segment of a path that came from elsewhere (another system's URI): a name as
+/// [`validate_name`] takes it, or a name tapio generated (`$` before one).
+pub(crate) fn validate_segment(segment: &str) -> Result<(), InvalidName> {
+    match segment.strip_prefix('$') {
+        Some(generated) => validate_name(generated).map_err(|refused| InvalidName {
+            name: segment.to_owned(),
+            reason: refused.reason,
+        }),
+        None => validate_name(segment),
+    }
+}
+
 /// Why `c` cannot be part of a name, or `None` if it can. Whitespace is checked before
 /// control characters, so a tab reads as whitespace.
 fn refused_char(c: char) -> Option<InvalidNameReason> {

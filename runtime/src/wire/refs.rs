@@ -180,9 +180,8 @@ impl SystemShared {
             .strip_prefix('/')
             .ok_or_else(|| format!("{uri}: the path must start with `/`"))?;
         for name in names.split('/') {
-            if name.is_empty() {
-                return Err(format!("{uri}: the path has an empty name"));
-            }
+            crate::actor::validate_segment(name)
+                .map_err(|refused| format!("{uri}: the path holds an {refused}"))?;
             path = path.child(name);
         }
         // Bound to the association's current session; nothing is dialled.
