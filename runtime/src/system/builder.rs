@@ -161,7 +161,8 @@ impl ActorSystemBuilder {
     ///
     /// [`SystemError::NoRuntime`] outside a tokio runtime,
     /// [`SystemError::InvalidName`] for a name that is not letters, digits, `-` or
-    /// `_`, and [`SystemError::InvalidSetting`] for a zero shutdown timeout.
+    /// `_`, and [`SystemError::InvalidSetting`] for a zero shutdown timeout and for
+    /// wire limits of zero.
     pub fn build(self) -> Result<ActorSystem, SystemError> {
         let settings = self.settings;
         let name_ok = !settings.name.is_empty()
@@ -178,6 +179,22 @@ impl ActorSystemBuilder {
             return Err(SystemError::InvalidSetting {
                 setting: "shutdown_timeout",
                 reason: "it is zero, so no actor would get to stop: give it a duration".into(),
+            });
+        }
+        if settings.wire_limits.max_frame == 0 {
+            return Err(SystemError::InvalidSetting {
+                setting: "wire_limits.max_frame",
+                reason: "it is zero, so every frame from a peer would be refused: give the \
+                         largest frame to take, in bytes (WireLimits::DEFAULT takes 1 MiB)"
+                    .into(),
+            });
+        }
+        if settings.wire_limits.max_depth == 0 {
+            return Err(SystemError::InvalidSetting {
+                setting: "wire_limits.max_depth",
+                reason: "it is zero, so no payload would decode: give the deepest nesting \
+                         to take (WireLimits::DEFAULT takes 128 levels)"
+                    .into(),
             });
         }
         let registry = match self.registry {
