@@ -112,7 +112,9 @@ pub enum SpawnError {
         system: String,
     },
     /// The parent is stopping, and takes no new children.
-    #[error("{parent} is stopping and takes no new children")]
+    #[error(
+        "{parent} is stopping and takes no new children: spawn from an actor that is not stopping, or before the stop"
+    )]
     ParentStopping {
         /// The parent that is stopping.
         parent: ActorPath,

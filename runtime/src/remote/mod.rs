@@ -284,7 +284,10 @@ pub enum RemoteError {
         len: usize,
     },
     /// The host does not resolve.
-    #[error("cannot listen on {host:?}: {reason}")]
+    #[error(
+        "cannot listen on {host:?}: {reason}; give a host name that resolves on this \
+         machine, or an IP address such as 127.0.0.1"
+    )]
     Unresolvable {
         /// The host asked for.
         host: String,

@@ -192,6 +192,8 @@ impl fmt::Display for WireProblem {
     }
 }
 
+impl std::error::Error for WireProblem {}
+
 /// What decoding a payload may use: the limits, and where a request's answer goes.
 /// Generated code only.
 #[doc(hidden)]
