@@ -237,18 +237,7 @@ async fn a_million_messages_through_one_actor_none_lost(system: ActorSystem) {
     const SENDERS: u64 = 4;
     const EACH: u64 = 250_000;
     let mut probe = TestProbe::<(u64, bool)>::new(&system);
-    let to = probe.actor_ref().clone();
-    let counter: ActorRef<(u64, u64)> = system
-        .spawn(
-            Behaviors::setup(move |_| Tally {
-                count: 0,
-                next: vec![0; SENDERS as usize],
-                in_order: true,
-                to: to.clone(),
-            }),
-            "tally",
-        )
-        .unwrap();
+    let counter = tally(&system, SENDERS, probe.actor_ref().clone());
     let senders: Vec<_> = (0..SENDERS)
         .map(|sender| {
             let counter = counter.clone();
@@ -280,18 +269,7 @@ async fn many_threads_telling_one_actor_lose_nothing(system: ActorSystem) {
     const SENDERS: u64 = 32;
     const EACH: u64 = 20_000;
     let mut probe = TestProbe::<(u64, bool)>::new(&system);
-    let to = probe.actor_ref().clone();
-    let counter: ActorRef<(u64, u64)> = system
-        .spawn(
-            Behaviors::setup(move |_| Tally {
-                count: 0,
-                next: vec![0; SENDERS as usize],
-                in_order: true,
-                to: to.clone(),
-            }),
-            "tally",
-        )
-        .unwrap();
+    let counter = tally(&system, SENDERS, probe.actor_ref().clone());
     let (told, all_told) = std::sync::mpsc::channel();
     for sender in 0..SENDERS {
         let (counter, told) = (counter.clone(), told.clone());
@@ -317,6 +295,21 @@ async fn many_threads_telling_one_actor_lose_nothing(system: ActorSystem) {
     let (count, in_order) = probe.expect_message(Duration::from_secs(60)).await;
     assert_eq!(count, SENDERS * EACH);
     assert!(in_order, "a sender's messages arrived out of order");
+}
+
+/// A [`Tally`] of `senders` senders, reporting to `to`.
+fn tally(system: &ActorSystem, senders: u64, to: ActorRef<(u64, bool)>) -> ActorRef<(u64, u64)> {
+    system
+        .spawn(
+            Behaviors::setup(move |_| Tally {
+                count: 0,
+                next: vec![0; senders as usize],
+                in_order: true,
+                to: to.clone(),
+            }),
+            "tally",
+        )
+        .unwrap()
 }
 
 /// Counts `(sender, n)` pairs and checks each sender's `n` goes up by one.
