@@ -56,9 +56,22 @@ pub(crate) fn variants<'a>(
             );
             continue;
         }
-        let helper = helper
-            .clone()
-            .unwrap_or_else(|| Ident::new(&snake_case(&name.to_string()), name.span()));
+        let helper = match helper {
+            Some(helper) => helper.clone(),
+            None => match helper_named_after(&name) {
+                Some(helper) => helper,
+                None => {
+                    errors.error(
+                        message,
+                        format!(
+                            "the typed helper of `{name}` cannot be named after it: name it with `{} as other_name` in `messages(..)`",
+                            crate::check::type_text(message)
+                        ),
+                    );
+                    continue;
+                }
+            },
+        };
         let text = helper.to_string();
         let rename = format!(
             "name its helper with `{} as other_name` in `messages(..)`",
@@ -85,6 +98,21 @@ pub(crate) fn variants<'a>(
         ));
     }
     variants
+}
+
+/// The helper named after the message `name`, in snake case: `r#type` gives
+/// `type`, written raw (`r#type`), as is any name that is a keyword (`Move` gives
+/// `r#move`). `None` for what cannot be an identifier even raw (`self`, `crate`).
+fn helper_named_after(name: &Ident) -> Option<Ident> {
+    use syn::ext::IdentExt;
+    let snake = snake_case(&name.unraw().to_string());
+    if let Ok(plain) = syn::parse_str::<Ident>(&snake) {
+        return Some(Ident::new(&plain.to_string(), name.span()));
+    }
+    let raw = format!("r#{snake}");
+    syn::parse_str::<Ident>(&raw)
+        .ok()
+        .map(|_| Ident::new_raw(&snake, name.span()))
 }
 
 /// `TransmitNow` as `transmit_now`.
