@@ -148,9 +148,12 @@ fn item_fields(item: &Item) -> Box<dyn Iterator<Item = &syn::Field> + '_> {
     }
 }
 
-/// The first part of a field's type that is known by its name not to be `Send`
-/// (`Rc`, `RefCell`, `Cell`, a raw pointer), with what to write instead. Other types
-/// that are not `Send` still meet the compiler's own error on the message's name.
+/// The first part of a field's type that is known by its name not to be `Send`, with
+/// what to write instead: `Rc`, a raw pointer, and `Arc` around a `RefCell` or a
+/// `Cell` (which are `Send` alone, but not `Sync`, which `Arc` needs to be `Send`).
+/// Only the standard library's names count: a path of one segment, or one that
+/// starts at `std`, `core` or `alloc`. Other types that are not `Send` still meet
+/// the compiler's own error on the message's name.
 fn not_send_part(ty: &Type) -> Option<(&Type, &'static str)> {
     match ty {
         Type::Ptr(_) => Some((
@@ -159,31 +162,40 @@ fn not_send_part(ty: &Type) -> Option<(&Type, &'static str)> {
         )),
         Type::Path(path) => {
             let last = path.path.segments.last()?;
-            let advice = match last.ident.to_string().as_str() {
-                "Rc" => Some("share it with `std::sync::Arc` instead of `Rc`"),
-                "RefCell" => Some(
-                    "guard it with `std::sync::Mutex` instead of `RefCell`, or keep it inside the actor",
-                ),
-                "Cell" => Some(
-                    "use an atomic such as `std::sync::atomic::AtomicU64`, or keep it inside the actor",
-                ),
-                _ => None,
-            };
-            if let Some(advice) = advice {
-                return Some((ty, advice));
+            if is_std(&path.path) && last.ident == "Rc" {
+                return Some((ty, "share it with `std::sync::Arc` instead of `Rc`"));
             }
-            path.path
-                .segments
-                .iter()
-                .find_map(|segment| match &segment.arguments {
-                    syn::PathArguments::AngleBracketed(arguments) => {
-                        arguments.args.iter().find_map(|argument| match argument {
-                            syn::GenericArgument::Type(inner) => not_send_part(inner),
-                            _ => None,
-                        })
+            let arguments = || {
+                path.path
+                    .segments
+                    .iter()
+                    .flat_map(|segment| match &segment.arguments {
+                        syn::PathArguments::AngleBracketed(arguments) => {
+                            arguments.args.iter().collect::<Vec<_>>()
+                        }
+                        _ => Vec::new(),
+                    })
+                    .filter_map(|argument| match argument {
+                        syn::GenericArgument::Type(inner) => Some(inner),
+                        _ => None,
+                    })
+            };
+            if is_std(&path.path) && last.ident == "Arc" {
+                let shared_cell = arguments().find_map(|inner| match inner {
+                    Type::Path(inner) if is_std(&inner.path) => {
+                        let name = &inner.path.segments.last()?.ident;
+                        (name == "RefCell" || name == "Cell").then_some(())
                     }
                     _ => None,
-                })
+                });
+                if shared_cell.is_some() {
+                    return Some((
+                        ty,
+                        "an `Arc` shares its value between threads, and a `RefCell` or a `Cell` cannot be shared: use `Arc<Mutex<..>>` or an atomic, or keep it inside the actor",
+                    ));
+                }
+            }
+            arguments().find_map(not_send_part)
         }
         Type::Tuple(tuple) => tuple.elems.iter().find_map(not_send_part),
         Type::Array(array) => not_send_part(&array.elem),
@@ -193,6 +205,15 @@ fn not_send_part(ty: &Type) -> Option<(&Type, &'static str)> {
         Type::Group(inner) => not_send_part(&inner.elem),
         _ => None,
     }
+}
+
+/// Whether `path` names something of the standard library by the way it is
+/// written: one segment (as imported), or starting at `std`, `core` or `alloc`.
+fn is_std(path: &syn::Path) -> bool {
+    path.segments.len() == 1
+        || path.segments.first().is_some_and(|first| {
+            first.ident == "std" || first.ident == "core" || first.ident == "alloc"
+        })
 }
 
 /// What a typed helper takes to build a struct: its fields, unless one of them is
@@ -210,7 +231,13 @@ fn struct_shape(fields: &Fields) -> MessageShape<'_> {
         return MessageShape::Whole;
     }
     MessageShape::Fields {
-        named: matches!(fields, Fields::Named(_)),
+        // An empty tuple struct is built as a braced one (`Tick {}`), which its bare
+        // name (`Tick`, its constructor function) is not.
+        named: match fields {
+            Fields::Named(_) => true,
+            Fields::Unnamed(unnamed) => unnamed.unnamed.is_empty(),
+            Fields::Unit => false,
+        },
         fields: fields.iter().collect(),
     }
 }
@@ -294,7 +321,7 @@ mod tests {
         let item: Item = parse_quote! {
             enum Update {
                 Share(std::rc::Rc<u64>),
-                Swap { next: Vec<(u8, RefCell<u64>)> },
+                Swap { next: Vec<(u8, Arc<RefCell<u64>>)> },
                 Point(*const u8),
                 Fine(std::sync::Arc<std::sync::Mutex<u64>>),
             }
@@ -303,10 +330,19 @@ mod tests {
         assert!(!model, "no impl is generated beside the errors");
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert!(errors[0].contains("`std::rc::Rc<u64>` is not: share it with `std::sync::Arc`"));
-        assert!(errors[1].contains("`RefCell<u64>` is not: guard it with `std::sync::Mutex`"));
+        assert!(errors[1].contains("`Arc<RefCell<u64>>` is not: an `Arc` shares its value"));
         assert!(errors[2].contains("a raw pointer is not `Send`"));
+        // `RefCell` and `Cell` alone are `Send` (when what they hold is), and a user's
+        // own `Rc` or `Cell` is not the standard library's.
         let fine: Item = parse_quote!(
-            struct Cells(pub Vec<u64>, pub std::sync::Arc<str>);
+            struct Cells(
+                pub Vec<u64>,
+                pub std::sync::Arc<str>,
+                pub std::cell::RefCell<u64>,
+                pub Vec<Cell<u8>>,
+                pub grid::Cell,
+                pub my::Rc<u8>,
+            );
         );
         assert_eq!(parse(quote!(), &fine), (true, vec![]));
     }
