@@ -213,6 +213,15 @@ fn checked_inputs<'a>(
 ) -> Option<Vec<&'a syn::PatType>> {
     let sig = &method.sig;
     let name = &sig.ident;
+    if let Some(unsafety) = &sig.unsafety {
+        errors.error(
+            unsafety,
+            format!(
+                "a {what} cannot be `unsafe`: the runtime calls it, and cannot uphold a contract it does not know; make `{name}` safe, with an `unsafe` block inside it if it needs one"
+            ),
+        );
+        return None;
+    }
     if !sig.generics.params.is_empty() {
         errors.error(
             &sig.generics,
@@ -274,7 +283,7 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         }
     };
     if let Some(ctx) = ctx
-        && !is_mut_reference(&ctx.ty)
+        && !is_context(&ctx.ty)
     {
         errors.error(
             &ctx.ty,
@@ -283,6 +292,13 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         return None;
     }
     let message_ty = &*message.ty;
+    if names_self(message_ty) {
+        errors.error(
+            message_ty,
+            "a message type cannot be written with `Self`: in the protocol enum `#[actor]` generates, `Self` would mean that enum, not this actor; write the type by its name",
+        );
+        return None;
+    }
     let variant = match message_ty {
         Type::Reference(reference) => {
             let inner = &reference.elem;
@@ -364,10 +380,20 @@ fn parse_signal_handler<'a>(
 ) -> Option<SignalHandler<'a>> {
     let inputs = checked_inputs(method, "signal handler", errors)?;
     let name = &method.sig.ident;
+    let signal = inputs.last().map(|signal| &*signal.ty);
+    if let Some(signal) = signal
+        && !matches!(signal, Type::Reference(_))
+    {
+        errors.error(
+            signal,
+            "a signal handler borrows the signal: write `signal: &Signal`",
+        );
+        return None;
+    }
     let takes_ctx = match inputs.as_slice() {
         [_signal] => false,
         [ctx, _signal] => {
-            if !is_mut_reference(&ctx.ty) {
+            if !is_context(&ctx.ty) {
                 errors.error(
                     &ctx.ty,
                     "with two parameters, the first is the context: write `ctx: &mut Ctx<Self>` here, and the signal after it",
@@ -393,8 +419,33 @@ fn parse_signal_handler<'a>(
     })
 }
 
-fn is_mut_reference(ty: &Type) -> bool {
-    matches!(ty, Type::Reference(reference) if reference.mutability.is_some())
+/// `&mut Ctx<..>` or `&mut ActorContext<..>` (by any path): the context parameter.
+fn is_context(ty: &Type) -> bool {
+    let Type::Reference(reference) = ty else {
+        return false;
+    };
+    let Type::Path(path) = &*reference.elem else {
+        return false;
+    };
+    reference.mutability.is_some()
+        && path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "Ctx" || segment.ident == "ActorContext")
+}
+
+/// Whether `ty` names `Self` anywhere: inside the generated protocol enum, `Self`
+/// would mean the enum, not the actor.
+fn names_self(ty: &Type) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "Self",
+            proc_macro2::TokenTree::Group(group) => walk(group.stream()),
+            _ => false,
+        })
+    }
+    walk(quote::ToTokens::to_token_stream(ty))
 }
 
 #[cfg(test)]

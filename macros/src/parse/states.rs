@@ -267,6 +267,15 @@ fn parse_method<'a>(
 ) -> Option<StateHandler<'a>> {
     let sig = &method.sig;
     let name = &sig.ident;
+    if let Some(unsafety) = &sig.unsafety {
+        errors.error(
+            unsafety,
+            format!(
+                "a state's handler cannot be `unsafe`: the runtime calls it, and cannot uphold a contract it does not know; make `{name}` safe, with an `unsafe` block inside it if it needs one"
+            ),
+        );
+        return None;
+    }
     if !sig.generics.params.is_empty() {
         errors.error(
             &sig.generics,
