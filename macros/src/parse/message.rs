@@ -25,10 +25,42 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> MessageArgs 
             if parsed.reply.is_some() {
                 return Err(meta.error("`reply` is given twice: a request has one reply type"));
             }
-            parsed.reply = Some(meta.value()?.parse()?);
+            if !meta.input.peek(syn::Token![=]) {
+                return Err(meta.error(
+                    "`reply` needs the type a request is answered with: write `reply = Type`, such as `reply = u64`",
+                ));
+            }
+            let value = meta.value()?;
+            if value.peek(syn::LitStr) {
+                let quoted: syn::LitStr = value.parse()?;
+                return Err(syn::Error::new(
+                    quoted.span(),
+                    format!(
+                        "`reply` takes a type, not a string: write `reply = {}`",
+                        quoted.value()
+                    ),
+                ));
+            }
+            parsed.reply = Some(value.parse()?);
             Ok(())
         } else if meta.path.is_ident(REMOTE) {
-            let key: syn::LitStr = meta.value()?.parse()?;
+            if parsed.remote.is_some() {
+                return Err(
+                    meta.error("`remote` is given twice: a message has one key on the wire")
+                );
+            }
+            if !meta.input.peek(syn::Token![=]) {
+                return Err(meta.error(
+                    "`remote` needs the message's key on the wire: write `remote = \"a.stable.key\"`, such as `remote = \"shop.order.v1\"`",
+                ));
+            }
+            let value = meta.value()?;
+            if !value.peek(syn::LitStr) {
+                return Err(value.error(
+                    "the wire key is a string: write it in quotes, such as `remote = \"shop.order.v1\"`",
+                ));
+            }
+            let key: syn::LitStr = value.parse()?;
             if !is_stable_key(&key.value()) {
                 return Err(syn::Error::new(
                     key.span(),
