@@ -35,7 +35,33 @@ const USAGE: &str = "`#[actor]` goes on an inherent `impl` block of the actor ty
 /// Parse the attribute's arguments, recording what is wrong with them.
 pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
     let mut parsed = ActorArgs::default();
+    let mut given = std::collections::HashSet::new();
     let parser = syn::meta::parser(|meta| {
+        let key = meta.path.get_ident().map(ToString::to_string);
+        if let Some(key) = key
+            && [PROTOCOL, MESSAGES, STATES, STASH_CAPACITY, VIS, HELPERS].contains(&key.as_str())
+            && !given.insert(key.clone())
+        {
+            return Err(meta.error(format!(
+                "`{key}` is given twice: give each argument of `#[actor]` once"
+            )));
+        }
+        // A name or a visibility in quotes is a string to syn: say what to write.
+        if (meta.path.is_ident(PROTOCOL) || meta.path.is_ident(VIS) || meta.path.is_ident(HELPERS))
+            && meta.input.peek(syn::Token![=])
+            && meta.input.peek2(syn::LitStr)
+        {
+            let value = meta.value()?;
+            let quoted: syn::LitStr = value.parse()?;
+            return Err(syn::Error::new(
+                quoted.span(),
+                format!(
+                    "write it without quotes: `{} = {}`",
+                    quote::ToTokens::to_token_stream(&meta.path),
+                    quoted.value()
+                ),
+            ));
+        }
         if meta.path.is_ident(PROTOCOL) {
             parsed.protocol = Some(meta.value()?.parse()?);
             Ok(())
