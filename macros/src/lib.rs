@@ -43,6 +43,7 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = match model.as_ref().and_then(|model| model.remote.as_ref()) {
         Some(_) => {
             let mut item = item.clone();
+            drop_user_serde_derives(&mut item, &mut errors);
             let derive: [syn::Attribute; 2] = [
                 syn::parse_quote!(#[derive(::tapio::__private::serde::Serialize, ::tapio::__private::serde::Deserialize)]),
                 syn::parse_quote!(#[serde(crate = "::tapio::__private::serde")]),
@@ -64,6 +65,47 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
             tokens.into()
         }
     }
+}
+
+/// Take serde's `Serialize` and `Deserialize` out of the item's own derives, which
+/// `#[message(remote = ..)]` writes itself: each one found is an error on its name
+/// (and, taken out, it does not go on to fail again).
+fn drop_user_serde_derives(item: &mut syn::Item, errors: &mut Errors) {
+    let attrs = match item {
+        syn::Item::Struct(item) => &mut item.attrs,
+        syn::Item::Enum(item) => &mut item.attrs,
+        _ => return,
+    };
+    let is_serde = |path: &syn::Path| {
+        path.segments
+            .last()
+            .is_some_and(|last| last.ident == "Serialize" || last.ident == "Deserialize")
+    };
+    attrs.retain_mut(|attr| {
+        if !attr.path().is_ident("derive") {
+            return true;
+        }
+        let Ok(paths) = attr.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+        ) else {
+            return true;
+        };
+        if !paths.iter().any(is_serde) {
+            return true;
+        }
+        for path in paths.iter().filter(|path| is_serde(path)) {
+            errors.error(
+                path,
+                "`#[message(remote = ..)]` derives `Serialize` and `Deserialize` itself, through tapio's own serde: remove this derive (and any `#[serde(crate = ..)]`)",
+            );
+        }
+        let kept: Vec<&syn::Path> = paths.iter().filter(|path| !is_serde(path)).collect();
+        if kept.is_empty() {
+            return false;
+        }
+        *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
+        true
+    });
 }
 
 /// A number for where the macro is called (file, line, column), the same on every
@@ -128,6 +170,12 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     if messages.is_some() || states.is_some() {
         return machine(model, messages, states, stash_capacity, errors);
+    }
+    if let Some(capacity) = &stash_capacity {
+        errors.error(
+            capacity,
+            "`stash_capacity` is for a state machine (`#[actor(messages(..), states(..))]`): an actor without states has no stash of its own; remove it, or give the machine its `messages(..)` and `states(..)`",
+        );
     }
     check::check_actor(&mut model, &mut errors);
     let self_ty = model.self_ty;
