@@ -125,7 +125,7 @@ fn distinct_variant_names(model: &mut ActorModel<'_>, errors: &mut Errors) {
                 errors.error(
                     handler.message,
                     format!(
-                        "`{}` and `{other}` would both be the variant `{variant}` of the protocol enum: name this one's variant with `#[handler(variant = Other{variant})]` on the method",
+                        "`{}` and `{other}` would both be the variant `{variant}` of the protocol enum: name this one's variant with `#[handler(variant = Other{variant})]` on the method; if both paths name the same type, handle it in one method instead",
                         type_text(handler.message)
                     ),
                 );

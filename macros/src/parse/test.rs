@@ -64,7 +64,20 @@ pub(crate) fn parse_test<'a>(
     let mut inputs = sig.inputs.iter();
     let takes_system = match inputs.next() {
         None => false,
-        Some(FnArg::Typed(_)) => true,
+        Some(FnArg::Typed(typed)) => {
+            // The system is handed over by value: `ActorSystem`, by any path.
+            let is_system = matches!(&*typed.ty, syn::Type::Path(path)
+                if path.qself.is_none()
+                    && path.path.segments.last().is_some_and(|last| last.ident == "ActorSystem"));
+            if !is_system {
+                errors.error(
+                    &typed.ty,
+                    format!("a test's one parameter is its system, an `ActorSystem`: {USAGE}"),
+                );
+                return None;
+            }
+            true
+        }
         Some(receiver @ FnArg::Receiver(_)) => {
             errors.error(receiver, format!("a test has no `self`: {USAGE}"));
             return None;
@@ -139,6 +152,18 @@ mod tests {
                 .1
                 .is_some_and(|e| e.starts_with("a test takes at most"))
         );
+        let other: Item = parse_quote!(
+            async fn works(system: u32) {}
+        );
+        assert!(
+            parse(quote!(), &other)
+                .1
+                .is_some_and(|e| e.starts_with("a test's one parameter is its system"))
+        );
+        let by_path: Item = parse_quote!(
+            async fn works(system: tapio::ActorSystem) {}
+        );
+        assert_eq!(parse(quote!(), &by_path), (true, None));
         let generic: Item = parse_quote!(
             async fn works<T>() {}
         );
