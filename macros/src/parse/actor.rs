@@ -162,6 +162,16 @@ pub(crate) fn parse_actor<'a>(
             continue;
         };
         if is_signal_handler(method) {
+            if let Some(attr) = method
+                .attrs
+                .iter()
+                .find(|a| a.path().is_ident(SIGNAL) && !matches!(a.meta, syn::Meta::Path(_)))
+            {
+                errors.error(
+                    attr,
+                    "`#[signal]` takes no arguments: write it bare, `#[signal]`",
+                );
+            }
             if let Some(attr) = method.attrs.iter().find(|a| a.path().is_ident(HANDLER)) {
                 errors.error(
                     attr,
@@ -179,7 +189,7 @@ pub(crate) fn parse_actor<'a>(
             } else if let Some(parsed) = parse_signal_handler(method, errors) {
                 signal = Some(parsed);
             }
-        } else if let Some(handler) = parse_handler(method, errors) {
+        } else if let Some(handler) = parse_handler(method, helpers.is_some(), errors) {
             handlers.push(handler);
         }
     }
@@ -199,12 +209,18 @@ pub(crate) fn parse_actor<'a>(
 /// helper), and the name of its variant when it is not the message type's.
 fn parse_handler_attrs(
     method: &ImplItemFn,
+    helpers: bool,
     errors: &mut Errors,
 ) -> (Option<syn::Ident>, Option<syn::Ident>) {
     let mut name = Some(method.sig.ident.clone());
     let mut variant = None;
     for attr in method.attrs.iter().filter(|a| a.path().is_ident(HANDLER)) {
         let result = attr.parse_nested_meta(|meta| {
+            if !helpers && (meta.path.is_ident(HELPER) || meta.path.is_ident(NO_HELPER)) {
+                return Err(meta.error(
+                    "this block generates no typed helpers, so there is no helper to name or leave out: add `#[actor(helpers)]`, or remove this",
+                ));
+            }
             if meta.path.is_ident(HELPER) {
                 name = Some(meta.value()?.parse()?);
                 Ok(())
@@ -287,7 +303,12 @@ fn checked_inputs<'a>(
     )
 }
 
-fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Handler<'a>> {
+/// A message handler; `helpers`: whether the block generates typed helpers.
+fn parse_handler<'a>(
+    method: &'a ImplItemFn,
+    helpers: bool,
+    errors: &mut Errors,
+) -> Option<Handler<'a>> {
     let inputs = checked_inputs(method, "message handler", errors)?;
     let name = &method.sig.ident;
     let usage = format!(
@@ -351,7 +372,7 @@ fn parse_handler<'a>(method: &'a ImplItemFn, errors: &mut Errors) -> Option<Hand
         );
         return None;
     };
-    let (helper, named_variant) = parse_handler_attrs(method, errors);
+    let (helper, named_variant) = parse_handler_attrs(method, helpers, errors);
     let variant = named_variant.unwrap_or(variant);
     let cfgs = method.attrs.iter().filter_map(conditions).collect();
     Some(Handler {

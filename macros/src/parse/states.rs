@@ -222,9 +222,21 @@ pub(crate) fn parse_state<'a>(
             errors.error(item, "a `#[state]` block holds only the state's handlers and hooks: move this item to a separate `impl` block");
             continue;
         };
-        let hook = [ON_ENTRY, ON_EXIT, OTHERWISE]
+        let hooks: Vec<&str> = [ON_ENTRY, ON_EXIT, OTHERWISE]
             .into_iter()
-            .find(|hook| method.attrs.iter().any(|attr| attr.path().is_ident(hook)));
+            .filter(|hook| method.attrs.iter().any(|attr| attr.path().is_ident(hook)))
+            .collect();
+        if let [first, second, ..] = hooks.as_slice() {
+            errors.error(
+                &method.sig.ident,
+                format!(
+                    "`{}` is marked both `#[{first}]` and `#[{second}]`: a method is one hook; write one method for each",
+                    method.sig.ident
+                ),
+            );
+            continue;
+        }
+        let hook = hooks.first().copied();
         let Some(parsed) = parse_method(method, &model.actor, hook, errors) else {
             continue;
         };

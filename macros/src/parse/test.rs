@@ -20,7 +20,15 @@ pub(crate) struct TestArgs {
 /// Parse the attribute's arguments, recording what is wrong with them.
 pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> TestArgs {
     let mut parsed = TestArgs::default();
+    let mut given = std::collections::HashSet::new();
     let parser = syn::meta::parser(|meta| {
+        if let Some(key) = meta.path.get_ident().map(ToString::to_string)
+            && !given.insert(key.clone())
+        {
+            return Err(meta.error(format!(
+                "`{key}` is given twice: give each argument of `#[tapio::test]` once"
+            )));
+        }
         if meta.path.is_ident(START_PAUSED) {
             parsed.start_paused = Some(meta.value()?.parse()?);
         } else if meta.path.is_ident(WORKER_THREADS) {
