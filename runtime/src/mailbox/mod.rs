@@ -15,6 +15,7 @@
 //! A message adapter's lane is a third kind of user lane: it queues nothing, and
 //! hands each message to the adapter's owner as an [`Envelope::Adapted`].
 
+mod answer;
 mod config;
 mod lock;
 mod offer;
@@ -22,15 +23,14 @@ mod remote;
 mod system;
 mod user;
 
+pub(crate) use self::answer::{AnswerSlot, Look};
 pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
 pub use self::offer::Offer;
 pub(crate) use self::remote::RemoteSlot;
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };
-pub(crate) use self::user::{
-    AdapterSlot, AnswerSlot, Batch, Forward, Look, Offered, Sent, UserLane,
-};
+pub(crate) use self::user::{AdapterSlot, Batch, Forward, Offered, Sent, UserLane};
 
 use crate::actor::context::ActorContext;
 use crate::failure::Failure;

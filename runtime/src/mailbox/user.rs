@@ -28,10 +28,10 @@ use tokio::sync::oneshot;
 
 use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
+use crate::mailbox::answer::{AnswerSlot, Look};
 use crate::mailbox::lock::{SpinGuard, SpinLock};
 use crate::mailbox::{Envelope, MailboxConfig, OverflowStrategy, RemoteSlot};
 use crate::message::Message;
-use crate::system::SystemShared;
 
 /// A deque whose buffer grew beyond this many envelopes (a burst) is given back when
 /// the reader next finds it empty. Below it the buffer stays, so steady traffic does
@@ -596,44 +596,6 @@ impl<P: Message> Queue<P> {
     }
 }
 
-/// Where the answer to an ask goes. In a system that tracks leaks, counted until it
-/// is answered (or every ref to it is gone), so a test can see an ask left waiting;
-/// elsewhere an ask touches no shared counter.
-///
-/// The asker holds the promise while it waits on the request alone, and takes the
-/// answer from here: no channel, and the answer wakes nobody (the asker's own yield
-/// brings it back). Once it waits with a deadline, it hands the slot a channel, and
-/// lets the promise go: the slot then forwards the answer, and dropping it (every ref
-/// gone) closes the channel.
-pub(crate) struct AnswerSlot<P: Message> {
-    state: Answering<P>,
-    /// The system whose count this ask is in, when it counts.
-    counted: Option<Arc<SystemShared>>,
-}
-
-enum Answering<P: Message> {
-    /// No answer yet; the asker holds the promise and looks here itself.
-    Open,
-    /// The answer (or the refusal), kept for the asker to take.
-    Kept(Answer<P>),
-    /// The asker waits on a channel: the answer goes there.
-    Forward(oneshot::Sender<Answer<P>>),
-    /// The asker gave up before an answer came.
-    Ended,
-    /// Answered (or refused) already.
-    Done,
-}
-
-/// What the asker found in its promise's slot.
-pub(crate) enum Look<P: Message> {
-    /// The answer, or the refusal; taken.
-    Answered(Answer<P>),
-    /// Nothing yet, and someone may still answer.
-    Waiting,
-    /// Nothing, and nobody can answer any more: every other ref to the promise is gone.
-    Dropped,
-}
-
 impl<P: Message> UserLane<P> {
     /// The asker's look into its promise's slot; `alone` says whether the asker holds
     /// the only ref to the promise. Asked under the lock, so an answer given before
@@ -661,126 +623,6 @@ impl<P: Message> UserLane<P> {
     }
 }
 
-impl<P: Message> AnswerSlot<P> {
-    pub(crate) fn new(system: &Arc<SystemShared>) -> Self {
-        let counted = system.tracks_leaks().then(|| {
-            system.promise_created();
-            system.clone()
-        });
-        Self {
-            state: Answering::Open,
-            counted,
-        }
-    }
-
-    /// Whether the asker still waits for the answer.
-    fn awaited(&self) -> bool {
-        match &self.state {
-            Answering::Open => true,
-            Answering::Forward(sender) => !sender.is_closed(),
-            Answering::Kept(_) | Answering::Ended | Answering::Done => false,
-        }
-    }
-
-    /// Answered, or gone unanswered: no longer pending.
-    fn settle(&self) {
-        if let Some(system) = &self.counted {
-            system.promise_settled();
-        }
-    }
-
-    fn answer(&mut self, answer: P) -> Result<(), (P, DeadLetterReason)> {
-        match mem::replace(&mut self.state, Answering::Done) {
-            Answering::Open => {
-                self.settle();
-                self.state = Answering::Kept(Ok(answer));
-                Ok(())
-            }
-            Answering::Forward(sender) => {
-                self.settle();
-                match sender.send(Ok(answer)) {
-                    Ok(()) | Err(Err(_)) => Ok(()),
-                    Err(Ok(answer)) => Err((answer, DeadLetterReason::AskEnded)),
-                }
-            }
-            Answering::Ended => {
-                self.settle();
-                Err((answer, DeadLetterReason::AskEnded))
-            }
-            kept @ (Answering::Kept(_) | Answering::Done) => {
-                self.state = kept;
-                Err((answer, DeadLetterReason::AlreadyAnswered))
-            }
-        }
-    }
-
-    /// The request was refused: the ask fails at once with `refusal`. Nothing
-    /// happens when it was answered already.
-    fn refuse(&mut self, refusal: Refusal) {
-        match mem::replace(&mut self.state, Answering::Done) {
-            Answering::Open => {
-                self.settle();
-                self.state = Answering::Kept(Err(refusal));
-            }
-            Answering::Forward(sender) => {
-                self.settle();
-                // The asker may have gone; then nobody needs to hear of the refusal.
-                let _ = sender.send(Err(refusal));
-            }
-            Answering::Ended => self.settle(),
-            kept @ (Answering::Kept(_) | Answering::Done) => self.state = kept,
-        }
-    }
-
-    fn look(&mut self, alone: impl FnOnce() -> bool) -> Look<P> {
-        match mem::replace(&mut self.state, Answering::Done) {
-            Answering::Kept(answer) => Look::Answered(answer),
-            Answering::Open => {
-                self.state = Answering::Open;
-                if alone() {
-                    Look::Dropped
-                } else {
-                    Look::Waiting
-                }
-            }
-            other => {
-                self.state = other;
-                Look::Dropped
-            }
-        }
-    }
-
-    fn forward(&mut self, sender: oneshot::Sender<Answer<P>>) {
-        match mem::replace(&mut self.state, Answering::Done) {
-            Answering::Open => self.state = Answering::Forward(sender),
-            Answering::Kept(answer) => {
-                let _ = sender.send(answer);
-            }
-            // Nothing to wait for: the channel closes.
-            other => self.state = other,
-        }
-    }
-
-    fn asker_gone(&mut self) {
-        match mem::replace(&mut self.state, Answering::Done) {
-            Answering::Open => self.state = Answering::Ended,
-            // An answer nobody takes goes with the ask.
-            Answering::Kept(_) => {}
-            other => self.state = other,
-        }
-    }
-
-    fn send(&mut self, envelope: Envelope<P>) -> Sent<P> {
-        match envelope {
-            Envelope::Message(answer) => match self.answer(answer) {
-                Ok(()) => Sent::Queued,
-                Err((answer, reason)) => Sent::Unwanted(answer, reason),
-            },
-            other => Sent::Refused(other),
-        }
-    }
-}
-
 impl<F: Message> AdapterSlot<F> {
     fn send(&self, envelope: Envelope<F>) -> Sent<F> {
         match envelope {
@@ -792,17 +634,6 @@ impl<F: Message> AdapterSlot<F> {
                 }
             }
             other => Sent::Refused(other),
-        }
-    }
-}
-
-impl<P: Message> Drop for AnswerSlot<P> {
-    fn drop(&mut self) {
-        if matches!(
-            self.state,
-            Answering::Open | Answering::Forward(_) | Answering::Ended
-        ) {
-            self.settle();
         }
     }
 }
