@@ -412,6 +412,81 @@ async fn s35_the_linked_registry_tells_unknown_from_not_accepted(system: ActorSy
     );
 }
 
+// S37: once a good frame has put the recipient's path in the route cache, frames to
+// it skip the header's UTF-8 check; every bad one is still refused, and named, as
+// it is for a recipient found by walking the tree, and bytes that are not UTF-8 in
+// the header are still an unreadable header.
+#[tapio::test]
+async fn s37_frames_to_a_cached_recipient_are_refused_as_any_other(system: ActorSystem) {
+    let (greeter, mut heard) = greeter(&system).await;
+    let mut letters = letters(&system);
+    let uid = greeter.uid();
+    system
+        .deliver_frame(
+            &peer(),
+            &frame(Greet::KEY, "/user/greeter", uid, &greet("ada")),
+        )
+        .unwrap();
+    assert_eq!(
+        tokio::time::timeout(WAIT, heard.recv())
+            .await
+            .unwrap()
+            .unwrap(),
+        "ada"
+    );
+    let mut trailing = greet("bob");
+    trailing.push(7);
+    let shout = encode_payload(&Shout("hey".into())).unwrap();
+    // The recipient's path with one byte that is not UTF-8, where `/` was.
+    let mut not_utf8 = frame(Greet::KEY, "/user/greeter", uid, &greet("cy"));
+    let at = not_utf8.iter().rposition(|&b| b == b'/').unwrap();
+    not_utf8[at] = 0xff;
+    let cases: Vec<Case> = vec![
+        (
+            "trailing bytes",
+            frame(Greet::KEY, "/user/greeter", uid, &trailing),
+            |p| matches!(p, WireProblem::TrailingBytes { left: 1, .. }),
+        ),
+        (
+            "undecodable",
+            frame(Greet::KEY, "/user/greeter", 0, &[0xff, 0xff]),
+            |p| matches!(p, WireProblem::Undecodable { .. }),
+        ),
+        (
+            "not accepted",
+            frame(Shout::KEY, "/user/greeter", uid, &shout),
+            |p| matches!(p, WireProblem::NotAccepted(k) if k == "test.shout.v1"),
+        ),
+        (
+            "unknown key",
+            frame("test.nobody.v1", "/user/greeter", uid, &shout),
+            |p| matches!(p, WireProblem::UnknownKey(k) if k == "test.nobody.v1"),
+        ),
+        (
+            "stale incarnation",
+            frame(
+                Greet::KEY,
+                "/user/greeter",
+                uid.wrapping_add(1),
+                &greet("dee"),
+            ),
+            |p| matches!(p, WireProblem::StaleIncarnation { .. }),
+        ),
+        ("not UTF-8", not_utf8, |p| {
+            matches!(p, WireProblem::UnreadableHeader(_))
+        }),
+    ];
+    for (name, bytes, expected) in cases {
+        let problem = system.deliver_frame(&peer(), &bytes).expect_err(name);
+        assert!(expected(&problem), "{name}: {problem:?}");
+        let letter = letter(&mut letters).await;
+        assert_eq!(problem_of(&letter), problem, "{name}");
+    }
+    // Nothing else came: the refused frames reached nobody, and no letter is left.
+    assert!(heard.try_recv().is_err());
+    assert!(letters.try_recv().is_none());
+}
+
 // S37: a stopped recipient refuses the frame as such.
 #[tapio::test]
 async fn s37_a_stopped_recipient_is_a_dead_letter_naming_the_peer(system: ActorSystem) {

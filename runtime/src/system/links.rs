@@ -39,7 +39,7 @@ impl SystemShared {
     }
 
     /// The live actor cached for a frame's `path`.
-    pub(crate) fn cached_route(&self, path: &str) -> Option<AnyActorRef> {
+    pub(crate) fn cached_route(&self, path: &[u8]) -> Option<AnyActorRef> {
         self.routes
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())

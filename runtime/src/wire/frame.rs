@@ -202,6 +202,39 @@ pub(crate) fn decode_frame<'a>(
     read_header(rest).map_err(|problem| WireProblem::UnreadableHeader(problem.to_owned()))
 }
 
+/// The key and the recipient of a frame that carries no answer's address, as bytes
+/// not checked as UTF-8, with its uid and payload: `None` for a frame that is not
+/// that, or is not well formed, which `decode_frame` then reads (and refuses) whole.
+/// A lookup that finds these bytes among text this system wrote needs no check.
+pub(crate) fn peek_tell<'a>(frame: &'a [u8], limits: &WireLimits) -> Option<PeekedTell<'a>> {
+    let (prefix, rest) = frame.split_first_chunk::<PREFIX>()?;
+    let announced = usize::try_from(u32::from_be_bytes(*prefix)).ok()?;
+    if announced > limits.max_frame || rest.len() != announced {
+        return None;
+    }
+    let mut reader = Reader(rest);
+    let key = reader.bytes().ok()?;
+    let recipient = reader.bytes().ok()?;
+    let uid = reader.varint().ok()?;
+    if reader.byte().ok()? != 0 {
+        return None;
+    }
+    Some(PeekedTell {
+        key,
+        recipient,
+        uid,
+        payload: reader.0,
+    })
+}
+
+/// What `peek_tell` read.
+pub(crate) struct PeekedTell<'a> {
+    pub(crate) key: &'a [u8],
+    pub(crate) recipient: &'a [u8],
+    pub(crate) uid: u64,
+    pub(crate) payload: &'a [u8],
+}
+
 /// The header at the start of `bytes`, read by hand as postcard would read it
 /// (see `header_buffer`), and the payload after it.
 fn read_header(bytes: &[u8]) -> Result<(FrameHeader<'_>, &[u8]), &'static str> {
@@ -252,13 +285,18 @@ impl<'a> Reader<'a> {
 
     /// A string: its length, then as many bytes of UTF-8.
     fn str(&mut self) -> Result<&'a str, &'static str> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| "a string that is not UTF-8")
+    }
+
+    /// A string's bytes, not checked as UTF-8.
+    fn bytes(&mut self) -> Result<&'a [u8], &'static str> {
         let len = usize::try_from(self.varint()?).map_err(|_| UNEXPECTED_END)?;
         if len > self.0.len() {
             return Err(UNEXPECTED_END);
         }
         let (text, rest) = self.0.split_at(len);
         self.0 = rest;
-        std::str::from_utf8(text).map_err(|_| "a string that is not UTF-8")
+        Ok(text)
     }
 }
 

@@ -205,7 +205,7 @@ impl SystemShared {
     /// from the route cache when it holds that actor alive, else found by walking
     /// the tree from the guardian (and cached).
     pub(crate) fn find_path(&self, path: &str, uid: u64) -> Result<AnyActorRef, WireProblem> {
-        if let Some(found) = self.cached_route(path)
+        if let Some(found) = self.cached_route(path.as_bytes())
             && (uid == 0 || found.uid() == uid)
         {
             return Ok(found);
@@ -280,15 +280,17 @@ impl SystemShared {
 #[derive(Default)]
 pub(crate) struct Routes {
     /// Only paths of live actors are inserted, never a peer's string as it came.
-    by_path: rustc_hash::FxHashMap<Box<str>, AnyActorRef>,
+    by_path: rustc_hash::FxHashMap<Box<[u8]>, AnyActorRef>,
 }
 
 /// The most routes kept.
 const ROUTES: usize = 4096;
 
 impl Routes {
-    /// The live actor cached for `path`.
-    pub(crate) fn get(&mut self, path: &str) -> Option<AnyActorRef> {
+    /// The live actor cached for the path whose bytes are `path` (only text of live
+    /// actors' paths is inserted, so a peer's bytes need no UTF-8 check to be looked
+    /// up).
+    pub(crate) fn get(&mut self, path: &[u8]) -> Option<AnyActorRef> {
         let found = self.by_path.get(path)?;
         if found.is_stopping() {
             self.by_path.remove(path);
@@ -302,7 +304,7 @@ impl Routes {
         if self.by_path.len() >= ROUTES {
             self.by_path.clear();
         }
-        self.by_path.insert(path.into(), actor.clone());
+        self.by_path.insert(path.as_bytes().into(), actor.clone());
     }
 }
 

@@ -80,7 +80,7 @@ pub struct RegistryError {
 pub struct Registry {
     /// Looked up once per frame: a fast hash. Only the program inserts keys, so a
     /// peer cannot crowd the table; its keys only probe it.
-    by_key: FxHashMap<&'static str, RegistryEntry>,
+    by_key: FxHashMap<&'static [u8], RegistryEntry>,
 }
 
 /// A registration, linked in or built by hand.
@@ -129,19 +129,25 @@ impl Registry {
 
     fn insert(&mut self, entry: RegistryEntry) -> Result<(), RegistryError> {
         let key = entry.get().key();
-        if let Some(first) = self.by_key.get(key) {
+        if let Some(first) = self.by_key.get(key.as_bytes()) {
             let (first, second) = (first.get().type_name(), entry.get().type_name());
             if first != second {
                 return Err(RegistryError { key, first, second });
             }
             return Ok(());
         }
-        self.by_key.insert(key, entry);
+        self.by_key.insert(key.as_bytes(), entry);
         Ok(())
     }
 
     /// The registration of `key`.
     pub fn get(&self, key: &str) -> Option<&Registration> {
+        self.get_bytes(key.as_bytes())
+    }
+
+    /// The registration of the key whose bytes are `key`: a key is found only when
+    /// those bytes are its text, so they need no UTF-8 check first.
+    pub(crate) fn get_bytes(&self, key: &[u8]) -> Option<&Registration> {
         self.by_key.get(key).map(RegistryEntry::get)
     }
 
