@@ -238,6 +238,8 @@ impl<R: Message> Ask<R> {
             },
             Refusal::Unreachable => AskError::Unreachable { target: target() },
             Refusal::TargetTerminated => AskError::TargetTerminated { target: target() },
+            Refusal::MailboxFull => AskError::MailboxFull { target: target() },
+            Refusal::Adapter => AskError::Adapter { target: target() },
         })
     }
 
@@ -456,6 +458,12 @@ impl<R: Message> fmt::Debug for Ask<R> {
     }
 }
 
+/// Whether a ref to another system's actor names a message adapter there: its
+/// last name is one only the runtime gives an adapter (`$adapter-7`).
+fn names_adapter(target: &AnyActorRef) -> bool {
+    target.path().name().starts_with("$adapter-")
+}
+
 impl<P: Message> ActorRef<P> {
     /// Send `request` and await its answer, of the type the request declares with
     /// `#[message(reply = T)]`.
@@ -517,7 +525,10 @@ impl<P: Message> ActorRef<P> {
         let target = self.erase();
         // Read from the typed cell, without a call through the erased ref.
         let (system, adapter) = match self.local_cell() {
-            Some(cell) => (cell.core.system(), cell.core.is_adapter()),
+            Some(cell) => (
+                cell.core.system(),
+                cell.core.is_adapter() || (cell.core.lane().is_remote() && names_adapter(&target)),
+            ),
             None => (target.system(), target.owner().is_some()),
         };
         let promise = promise::promise(system);

@@ -725,10 +725,11 @@ async fn s36_a_ref_decodes_only_to_a_live_actor_of_its_protocol(system: ActorSys
     let right = system.as_deserialization_context(|| postcard::from_bytes::<ActorRef<Hello>>(&uri));
     assert_eq!(right.unwrap(), host);
     let mut letters = letters(&system);
-    let nobody = format!("{}/user/nobody#1", system.address());
+    // A URI of this system that is not an actor path: the payload does not decode.
+    let invalid = format!("{}/user/..#1", system.address());
     let payload = [
         postcard::to_allocvec(&"ada").unwrap(),
-        postcard::to_allocvec(&nobody).unwrap(),
+        postcard::to_allocvec(&invalid).unwrap(),
     ]
     .concat();
     let problem = system
@@ -740,6 +741,44 @@ async fn s36_a_ref_decodes_only_to_a_live_actor_of_its_protocol(system: ActorSys
     );
     assert_eq!(problem_of(&letter(&mut letters).await), problem);
     let _ = hello_frame;
+}
+
+// S36 + S31: a ref to an incarnation of this system that has stopped (or to a path
+// where nothing lives) decodes as a ref to that stopped incarnation, as a local
+// message can carry one: the message is delivered, and what is told through the ref
+// is a dead letter (`RecipientStopped`) naming the path it named; watching it
+// reports `Terminated` at once.
+#[tapio::test]
+async fn s36_a_ref_to_a_stopped_incarnation_decodes_as_a_stopped_ref(system: ActorSystem) {
+    system.spawn(host(), "host").unwrap();
+    let mut letters = letters(&system);
+    let nobody = format!("{}/user/nobody#1", system.address());
+    let payload = [
+        postcard::to_allocvec(&"ada").unwrap(),
+        postcard::to_allocvec(&nobody).unwrap(),
+    ]
+    .concat();
+    system
+        .deliver_frame(&peer(), &frame(Hello::KEY, "/user/host", 0, &payload))
+        .unwrap();
+    let letter = letter(&mut letters).await;
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::RecipientStopped,
+        "{letter}"
+    );
+    assert_eq!(letter.recipient().to_string(), "/user/nobody");
+    assert_eq!(letter.take_message::<Hi>(), Some(Hi("hi, ada".into())));
+
+    let gone = system
+        .as_deserialization_context(|| {
+            postcard::from_bytes::<ActorRef<Hi>>(&postcard::to_allocvec(&nobody).unwrap())
+        })
+        .unwrap();
+    assert_eq!(gone.uid(), 1);
+    let mut probe = tapio::testkit::TestProbe::<u8>::new(&system);
+    probe.watch(&gone);
+    probe.expect_terminated(&gone, WAIT).await;
 }
 
 /// A request that crosses the wire: its answer's ref travels in the frame's header.

@@ -235,6 +235,13 @@ impl CellCore {
         Self::with_lane(Some(path), uid, system, Parent::System, lane)
     }
 
+    /// The core of a ref to the incarnation `uid` of the actor at `path`, of this
+    /// system, which has stopped: what is told to it is a dead letter, and watching
+    /// it reports `Terminated` at once.
+    pub(crate) fn gone(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {
+        Self::with_lane(Some(path), uid, system, Parent::System, SystemLane::gone())
+    }
+
     /// The core of a ref to the actor at `path` (an address of another system)
     /// with incarnation `uid`.
     pub(crate) fn remote(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {

@@ -106,13 +106,18 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
     /// fails at once with `Unreachable`. Nothing for any other cell.
     fn request_lost(&self);
 
+    /// For an ask's promise: the asked actor's system refused the request, and
+    /// said why in a `!refused` frame; the ask fails at once. Nothing for any other
+    /// cell.
+    fn request_refused(&self, refusal: crate::actor::promise::Refusal);
+
     /// Decode a payload from a peer into the target's protocol and deliver it.
     fn deliver_wire(
         &self,
         key: &str,
         bytes: &[u8],
         ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::WireProblem>;
+    ) -> Result<(), crate::wire::Undelivered>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -210,12 +215,25 @@ impl<P: Message> AnyCell for LocalCell<P> {
         key: &str,
         bytes: &[u8],
         ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::WireProblem> {
+    ) -> Result<(), crate::wire::Undelivered> {
+        use crate::wire::{Undelivered, WireProblem};
+        // Refused before decoding: the frame's letter names the peer.
+        if self.core.lane().is_stopping_actor() {
+            return Err(WireProblem::RecipientStopped.into());
+        }
         let message = P::decode_wire(key, bytes, ctx)?;
-        if self.deliver(Envelope::Message(message)) {
-            Ok(())
-        } else {
-            Err(crate::wire::WireProblem::RecipientStopped)
+        // Whatever was not queued is a dead letter already, with the mailbox's
+        // reason: `deliver_parts` adds none of its own.
+        let lettered = |problem| {
+            Err(Undelivered {
+                problem,
+                lettered: true,
+            })
+        };
+        match self.deliver_to(Envelope::Message(message)) {
+            Delivery::Queued => Ok(()),
+            Delivery::Full => lettered(WireProblem::MailboxFull),
+            Delivery::Refused => lettered(WireProblem::RecipientStopped),
         }
     }
 
@@ -302,9 +320,12 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn request_lost(&self) {
+        self.request_refused(crate::actor::promise::Refusal::Unreachable);
+    }
+
+    fn request_refused(&self, refusal: crate::actor::promise::Refusal) {
         if self.core.lane().is_promise() {
-            self.user
-                .refuse_answer(crate::actor::promise::Refusal::Unreachable);
+            self.user.refuse_answer(refusal);
         }
     }
 
@@ -571,7 +592,7 @@ impl AnyActorRef {
         key: &str,
         bytes: &[u8],
         ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::WireProblem> {
+    ) -> Result<(), crate::wire::Undelivered> {
         self.cell.deliver_wire(key, bytes, ctx)
     }
 }
@@ -658,6 +679,11 @@ impl AnyActorRef {
     /// For an ask's promise: its request was given up on the link.
     pub(crate) fn request_lost(&self) {
         self.cell.request_lost();
+    }
+
+    /// For an ask's promise: its request was refused on the asked system.
+    pub(crate) fn request_refused(&self, refusal: crate::actor::promise::Refusal) {
+        self.cell.request_refused(refusal);
     }
 
     /// Whether a watch of the target can be kept (not for a message adapter).

@@ -59,6 +59,16 @@ impl RemoteSlot {
         }
     }
 
+    /// The request this ref (a promise on the peer) is the answer to was refused
+    /// here: say so to the peer, whose ask then fails at once. Without a link, or
+    /// for a refusal only the asking side makes, nothing is sent, and the ask ends
+    /// as it would have.
+    pub(crate) fn refuse(&self, refusal: crate::actor::promise::Refusal) {
+        if let (Some(association), Some(payload)) = (&self.association, refusal.to_wire()) {
+            association.send_refusal(&self.path, self.uid, &payload);
+        }
+    }
+
     /// Why a message to this peer goes nowhere.
     pub(crate) fn no_link(&self) -> DeadLetterReason {
         DeadLetterReason::NoLink {

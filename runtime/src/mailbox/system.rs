@@ -224,6 +224,16 @@ impl SystemLane {
     }
 
     /// A message adapter's lane: closed from the start (it takes no system messages).
+    /// The lane of an actor that has stopped before its ref was made (a ref a peer
+    /// sent back, to an incarnation that is gone): it takes nothing, and counts as
+    /// stopped.
+    pub(crate) fn gone() -> Self {
+        Self {
+            kind: LaneKind::Actor,
+            ..Self::closed(STOPPING)
+        }
+    }
+
     pub(crate) fn adapter() -> Self {
         Self {
             kind: LaneKind::Adapter,

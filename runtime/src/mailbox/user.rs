@@ -197,9 +197,16 @@ impl<P: Message> UserLane<P> {
     /// Refuse the request whose answer this lane awaits (a promise's lane); any
     /// other lane has no answer to refuse.
     pub(crate) fn refuse_answer(&self, refusal: Refusal) {
-        if let Lane::Answer(slot) = &mut *self.lock() {
-            slot.refuse(refusal);
-        }
+        let remote = match &mut *self.lock() {
+            Lane::Answer(slot) => {
+                slot.refuse(refusal);
+                return;
+            }
+            // A promise on another system: the refusal goes back over the link.
+            Lane::Remote(slot) => slot.clone(),
+            Lane::Actor(_) | Lane::Adapter(_) => return,
+        };
+        remote.refuse(refusal);
     }
 
     /// Queue an envelope; `waiting` is the reader-waiting mark kept beside the system

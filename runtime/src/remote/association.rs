@@ -39,6 +39,9 @@ pub(crate) mod control {
     pub(crate) const ENDED: &str = "!ended";
     /// The sender's system is stopping: its actors have ended.
     pub(crate) const LEAVING: &str = "!leaving";
+    /// The request whose answer goes to the promise (path and uid of the header)
+    /// was refused; the payload says why (`Refusal::to_wire`).
+    pub(crate) const REFUSED: &str = "!refused";
     /// After the handshake, from the listener: frames are welcome.
     pub(crate) const WELCOME: &str = "!welcome";
     /// After the handshake, from the listener: it has quarantined the dialler.
@@ -52,14 +55,20 @@ pub(crate) mod control {
 
 /// The frame of a control message `key` about `path` and `uid`.
 pub(crate) fn control_frame(key: &str, path: &str, uid: u64) -> Vec<u8> {
+    control_frame_with(key, path, uid, &[])
+}
+
+/// The frame of a control message `key` about `path` and `uid`, carrying `payload`.
+fn control_frame_with(key: &str, path: &str, uid: u64, payload: &[u8]) -> Vec<u8> {
     let header = FrameHeader {
         key,
         recipient: path,
         uid,
         reply_to: None,
     };
-    // A control frame is a few dozen bytes: far under any limit.
-    crate::wire::encode_frame(&header, &[], &WireLimits::DEFAULT).unwrap_or_default()
+    // A control frame is a few dozen bytes, or a few hundred with a state's name
+    // in a refusal: far under any limit.
+    crate::wire::encode_frame(&header, payload, &WireLimits::DEFAULT).unwrap_or_default()
 }
 
 /// Why a session ended.
@@ -392,6 +401,13 @@ impl Association {
     /// dead letter (the failure detector speaks for a link that is down).
     pub(crate) fn send_control(self: &Arc<Self>, key: &str, path: &str, uid: u64) {
         let _ = self.send(control_frame(key, path, uid), false, 0);
+    }
+
+    /// Tell the peer that the request answered to its promise at `path` (`uid`)
+    /// was refused, for the reason `payload` encodes.
+    pub(crate) fn send_refusal(self: &Arc<Self>, path: &str, uid: u64, payload: &[u8]) {
+        let frame = control_frame_with(control::REFUSED, path, uid, payload);
+        let _ = self.send(frame, false, 0);
     }
 
     /// The connection `id` ended (or never came): the next frame dials again.

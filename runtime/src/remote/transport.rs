@@ -60,6 +60,9 @@ pub(crate) struct Transport {
     tasks: Mutex<Vec<AbortHandle>>,
     /// Set when the system leaves: nothing more is sent.
     closing: AtomicBool,
+    /// The task that owns the listening socket: awaited when the system
+    /// terminates, so that the port is free once `terminate` returns.
+    accepting: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -88,8 +91,10 @@ impl Transport {
             faults: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
+            accepting: Mutex::new(None),
         });
-        transport.spawn(accept_loop(listener, Arc::downgrade(&transport)));
+        let accepting = tokio::spawn(accept_loop(listener, Arc::downgrade(&transport)));
+        *locked(&transport.accepting) = Some(accepting);
         Ok(transport)
     }
 
@@ -275,6 +280,16 @@ impl Transport {
         .await;
     }
 
+    /// Close the listening socket, and wait (a second at most) until it is closed:
+    /// a system started on the same port right after `terminate` returns binds it.
+    pub(crate) async fn close_listener(&self) {
+        let accepting = locked(&self.accepting).take();
+        if let Some(accepting) = accepting {
+            accepting.abort();
+            let _ = tokio::time::timeout(LISTENER_CLOSE, accepting).await;
+        }
+    }
+
     /// Stop every link: the system has terminated.
     pub(crate) fn stop(&self) {
         self.closing.store(true, Ordering::Release);
@@ -285,6 +300,9 @@ impl Transport {
         }
     }
 }
+
+/// The longest `terminate` waits for the listening socket to close.
+const LISTENER_CLOSE: Duration = Duration::from_secs(1);
 
 /// Accept links, each handshaken and then read in a task of its own.
 /// Connections still in their handshake are held to this many: past it, a new
@@ -456,6 +474,11 @@ fn receive(
     limits: &WireLimits,
 ) {
     let peer = association.peer();
+    // A tell to an actor a frame found before goes without reading its header's
+    // text (a control frame's key is never registered, so it is read whole).
+    if crate::wire::deliver_to_known(system, peer, frame, limits).is_some() {
+        return;
+    }
     let (header, payload) = match crate::wire::decode_frame(frame, limits) {
         Ok(parts) => parts,
         Err(problem) => {
@@ -474,9 +497,34 @@ fn receive(
         control::UNWATCH => association.peer_unwatches(header.recipient, header.uid),
         control::ENDED => association.remote_ended(header.recipient, header.uid),
         control::LEAVING => links.peer_left(association),
+        control::REFUSED => refused_here(system, peer, &header, payload),
         key => {
             crate::wire::refuse_undecodable(system, peer, &WireProblem::UnknownKey(key.to_owned()))
         }
+    }
+}
+
+/// A `!refused` frame from `peer`: the request an ask of this system sent was
+/// refused there, so the ask fails at once. A refusal for a promise whose ask has
+/// ended changes nothing; one that does not read is a dead letter naming the peer.
+fn refused_here(
+    system: &Arc<SystemShared>,
+    peer: &Address,
+    header: &crate::wire::FrameHeader<'_>,
+    payload: &[u8],
+) {
+    let Some(refusal) = crate::actor::promise::Refusal::from_wire(payload) else {
+        let problem = WireProblem::Undecodable {
+            key: header.key.to_owned(),
+            error: "not a refusal".to_owned(),
+        };
+        crate::wire::refuse_undecodable(system, peer, &problem);
+        return;
+    };
+    if let Ok(promise) = system.find_path(header.recipient, header.uid)
+        && promise.is_promise()
+    {
+        promise.request_refused(refusal);
     }
 }
 

@@ -80,6 +80,14 @@ impl SystemShared {
         drop(exported);
     }
 
+    /// Whether a frame answered this system's promise `uid` lately.
+    pub(crate) fn promise_was_answered(&self, uid: u64) -> bool {
+        self.exported
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .was_answered(uid)
+    }
+
     /// The promise (while its asker waits) or adapter (while its owner lives)
     /// exported under `uid`.
     pub(crate) fn exported_ref(&self, uid: u64) -> Option<AnyActorRef> {

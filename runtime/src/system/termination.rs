@@ -94,6 +94,7 @@ impl SystemShared {
         // `Terminated` now, not after their failure detector's window (S41).
         if let Some(transport) = self.transport() {
             transport.leave().await;
+            transport.close_listener().await;
         }
         // The exported promises hold the system (each cell does): let go of them,
         // or the system would never be freed.

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::actor::promise::Refusal;
 use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
 use crate::system::SystemShared;
@@ -37,7 +38,7 @@ pub(crate) fn deliver_frame(
 /// Both are found by their bytes among text this system wrote, so neither needs a
 /// UTF-8 check. `None` for any other frame, which `deliver_frame` reads whole; a
 /// frame refused here is refused as `deliver_parts` refuses it.
-fn deliver_to_known(
+pub(crate) fn deliver_to_known(
     system: &Arc<SystemShared>,
     peer: &Address,
     frame: &[u8],
@@ -52,10 +53,14 @@ fn deliver_to_known(
         limits,
         reply_to: None,
     };
-    let Err(problem) = decoding_into(system, || recipient.deliver_wire(key, tell.payload, &ctx))
+    let Err(Undelivered { problem, lettered }) =
+        decoding_into(system, || recipient.deliver_wire(key, tell.payload, &ctx))
     else {
         return Some(Ok(()));
     };
+    if lettered {
+        return Some(Err(problem));
+    }
     let header = FrameHeader {
         key,
         // A cached path's text: UTF-8. The letter names the recipient's own path.
@@ -72,6 +77,23 @@ fn deliver_to_known(
         tell.payload,
     );
     Some(Err(problem))
+}
+
+/// Why a frame's message was not queued: the problem, and whether the message is a
+/// dead letter already (a full mailbox, or an actor that stopped as it came, makes
+/// it one with its own reason), so that the frame's refusal adds none.
+pub(crate) struct Undelivered {
+    pub(crate) problem: WireProblem,
+    pub(crate) lettered: bool,
+}
+
+impl From<WireProblem> for Undelivered {
+    fn from(problem: WireProblem) -> Self {
+        Self {
+            problem,
+            lettered: false,
+        }
+    }
 }
 
 /// The dead letter of a frame from `peer` that could not be read: nothing readable
@@ -93,9 +115,13 @@ pub(crate) fn deliver_parts(
 ) -> Result<(), WireProblem> {
     let limits = system.wire_limits();
     let delivered = if system.wire_registry().get(header.key).is_none() {
-        Err((WireProblem::UnknownKey(header.key.to_owned()), None))
+        Err((WireProblem::UnknownKey(header.key.to_owned()).into(), None))
     } else {
         match system.find_path(header.recipient, header.uid) {
+            // An adapter is never asked (S28): the request goes nowhere.
+            Ok(recipient) if header.reply_to.is_some() && recipient.owner().is_some() => {
+                Err((WireProblem::AdapterAsked.into(), Some(recipient)))
+            }
             Ok(recipient) => {
                 let ctx = WireContext {
                     limits: &limits,
@@ -103,16 +129,34 @@ pub(crate) fn deliver_parts(
                 };
                 // Refs inside the payload decode into this system.
                 decoding_into(system, || recipient.deliver_wire(header.key, payload, &ctx))
-                    .map_err(|problem| (problem, Some(recipient)))
+                    .map_err(|undelivered| (undelivered, Some(recipient)))
             }
-            Err(problem) => Err((problem, None)),
+            Err(problem) => Err((problem.into(), None)),
         }
     };
-    if let Err((problem, recipient)) = delivered {
+    let Err((Undelivered { problem, lettered }, recipient)) = delivered else {
+        return Ok(());
+    };
+    if !lettered {
         refused(system, peer, &problem, recipient.as_ref(), header, payload);
-        return Err(problem);
     }
-    Ok(())
+    if let Some(reply_to) = header.reply_to {
+        refuse_ask(system, reply_to, &problem);
+    }
+    Err(problem)
+}
+
+/// A request refused for `problem` whose answer goes to `reply_to`, a promise on
+/// the asking system: when a local ask would have failed at once (a full mailbox,
+/// an adapter asked), that system is told, and its ask fails at once too. Any
+/// other refusal leaves the ask to its deadline, or to its watch of the target.
+fn refuse_ask(system: &Arc<SystemShared>, reply_to: &str, problem: &WireProblem) {
+    let refusal = match problem {
+        WireProblem::MailboxFull => Refusal::MailboxFull,
+        WireProblem::AdapterAsked => Refusal::Adapter,
+        _ => return,
+    };
+    system.refuse_remote_ask(reply_to, refusal);
 }
 
 /// Publish the dead letter for a frame refused for `problem`, with the message
@@ -127,12 +171,16 @@ fn refused(
 ) {
     // An answer for a promise that is gone came after its ask ended (it timed out,
     // or was dropped): a late answer, as it is locally (S22), not a peer's mistake.
-    let late_answer =
-        *problem == WireProblem::NoRecipient && header.recipient.starts_with("/system/promises/");
-    let reason = if late_answer {
-        DeadLetterReason::AskEnded
-    } else {
-        from_peer(peer, problem)
+    // One for a promise a frame answered already is a second answer, as it is
+    // locally.
+    let promise = header
+        .recipient
+        .strip_prefix("/system/promises/")
+        .filter(|_| *problem == WireProblem::NoRecipient);
+    let reason = match promise.map(|uid| uid.parse::<u64>()) {
+        Some(Ok(uid)) if system.promise_was_answered(uid) => DeadLetterReason::AlreadyAnswered,
+        Some(_) => DeadLetterReason::AskEnded,
+        None => from_peer(peer, problem),
     };
     // Where nobody was found, the letter names the path the frame addressed.
     let path = recipient.map_or_else(

@@ -32,7 +32,9 @@ mod registry;
 
 use std::fmt;
 
-pub(crate) use self::deliver::{deliver_frame, deliver_parts, frame_lost, refuse_undecodable};
+pub(crate) use self::deliver::{
+    Undelivered, deliver_frame, deliver_parts, deliver_to_known, frame_lost, refuse_undecodable,
+};
 pub(crate) use self::frame::decode_frame;
 pub use self::frame::{FrameHeader, WireLimits, encode_frame, encode_message_frame};
 pub use self::refs::ResolveError;
@@ -149,6 +151,13 @@ pub enum WireProblem {
     },
     /// The recipient's protocol does not accept the key's type.
     NotAccepted(String),
+    /// The recipient's bounded mailbox was full and its overflow strategy refused
+    /// the message: its dead letter is the mailbox's own (`MailboxFull`), and a
+    /// request's ask fails at once on the asking system.
+    MailboxFull,
+    /// The recipient is a message adapter, and the frame was a request: an adapter
+    /// is never asked, and the ask fails at once on the asking system.
+    AdapterAsked,
 }
 
 impl fmt::Display for WireProblem {
@@ -188,6 +197,10 @@ impl fmt::Display for WireProblem {
             Self::NotAccepted(key) => {
                 write!(f, "the recipient's protocol does not accept {key:?}")
             }
+            Self::MailboxFull => f.write_str("the recipient's bounded mailbox was full"),
+            Self::AdapterAsked => f.write_str(
+                "the recipient is a message adapter, which is never asked: ask its owner",
+            ),
         }
     }
 }

@@ -68,6 +68,16 @@ impl ActorSystem {
     /// Nothing is dialled: the first message sent through the ref creates the link.
     /// Only protocols whose messages are all registered for the wire resolve (S35).
     ///
+    /// A message adapter or an ask's promise is no child anyone can walk to: its URI
+    /// resolves on a peer only once its ref has crossed to that peer inside a
+    /// message, and never on its own system (use the ref itself there).
+    ///
+    /// A ref that arrives inside a message is decoded more leniently than `resolve`:
+    /// one naming an incarnation of this system that has stopped decodes as a ref
+    /// to that stopped actor (what is told through it is a dead letter,
+    /// `RecipientStopped`, and a watch hears `Terminated` at once), as a message
+    /// sent locally can carry one.
+    ///
     /// # Errors
     ///
     /// [`ResolveError`] for a URI that is not one, or that names a local actor
@@ -124,7 +134,7 @@ impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
                 "an ActorRef decodes only inside a system's decode context: decode in `system.as_deserialization_context(|| ..)`",
             )
         })?;
-        system.resolve_uri::<P>(&uri).map_err(D::Error::custom)
+        system.resolve_decoded::<P>(&uri).map_err(D::Error::custom)
     }
 }
 
@@ -142,6 +152,21 @@ struct Uri<'a> {
     uid: u64,
 }
 
+/// The path `names` (`/user/a/b`) below the root of `address`, each name checked as
+/// a segment of a URI.
+fn named_path(address: Address, names: &str) -> Result<ActorPath, String> {
+    let names = names
+        .strip_prefix('/')
+        .ok_or_else(|| "the path must start with `/`".to_owned())?;
+    let mut path = ActorPath::root(address);
+    for name in names.split('/') {
+        crate::actor::validate_segment(name)
+            .map_err(|refused| format!("the path holds an {refused}"))?;
+        path = path.child(name);
+    }
+    Ok(path)
+}
+
 fn parse_uri(uri: &str) -> Result<Uri<'_>, String> {
     let wrong =
         || format!("{uri:?} is not an actor URI (`tapio://system@host:port/user/name#uid`)");
@@ -157,6 +182,57 @@ fn parse_uri(uri: &str) -> Result<Uri<'_>, String> {
 }
 
 impl SystemShared {
+    /// Tell the system of the promise `reply_to` (a URI a peer wrote) that its
+    /// request was refused here for `refusal`. A URI that does not parse, or names
+    /// this system, or a system without links, gets nothing: its ask ends as it
+    /// would have.
+    pub(crate) fn refuse_remote_ask(
+        self: &Arc<Self>,
+        reply_to: &str,
+        refusal: crate::actor::promise::Refusal,
+    ) {
+        let (Ok(uri), Some(transport), Some(payload)) =
+            (parse_uri(reply_to), self.transport(), refusal.to_wire())
+        else {
+            return;
+        };
+        if &uri.address == self.address() {
+            return;
+        }
+        transport
+            .association(&uri.address)
+            .send_refusal(uri.path, uri.uid, &payload);
+    }
+
+    /// The ref a URI inside a payload names, of protocol `P`: as `resolve_uri`,
+    /// except that a ref to an actor of this system that is no longer there (the
+    /// incarnation it names has stopped, or nothing lives at its path) decodes as a
+    /// ref to that stopped incarnation, as a local message could carry one: what is
+    /// told to it is a dead letter (`RecipientStopped`), and watching it reports
+    /// `Terminated` at once (S36).
+    pub(crate) fn resolve_decoded<P: Message>(
+        self: &Arc<Self>,
+        uri: &str,
+    ) -> Result<ActorRef<P>, String> {
+        let parsed = parse_uri(uri)?;
+        if &parsed.address != self.address() {
+            return self.resolve_uri(uri);
+        }
+        match self.find_path(parsed.path, parsed.uid) {
+            Err(WireProblem::NoRecipient | WireProblem::StaleIncarnation { .. })
+                if parsed.uid != 0 =>
+            {
+                let path = named_path(parsed.address, parsed.path)
+                    .map_err(|refused| format!("{uri}: {refused}"))?;
+                Ok(ActorRef::local(Arc::new(LocalCell {
+                    core: CellCore::gone(path, parsed.uid, self.clone()),
+                    user: UserLane::actor(crate::mailbox::MailboxConfig::unbounded()),
+                })))
+            }
+            _ => self.resolve_uri(uri),
+        }
+    }
+
     /// The live ref a URI names, of protocol `P`.
     pub(crate) fn resolve_uri<P: Message>(
         self: &Arc<Self>,
@@ -174,16 +250,8 @@ impl SystemShared {
                 )
             });
         }
-        let mut path = ActorPath::root(parsed.address.clone());
-        let names = parsed
-            .path
-            .strip_prefix('/')
-            .ok_or_else(|| format!("{uri}: the path must start with `/`"))?;
-        for name in names.split('/') {
-            crate::actor::validate_segment(name)
-                .map_err(|refused| format!("{uri}: the path holds an {refused}"))?;
-            path = path.child(name);
-        }
+        let path = named_path(parsed.address.clone(), parsed.path)
+            .map_err(|refused| format!("{uri}: {refused}"))?;
         // Bound to the association's current session; nothing is dialled.
         let association = self
             .transport()
@@ -253,7 +321,10 @@ impl SystemShared {
                     .ok_or(WireProblem::NoRecipient)?;
                 continue;
             }
-            crate::actor::validate_name(name).map_err(|_| invalid())?;
+            // A generated name (`$c`, an anonymous actor's) is a valid name but for
+            // its `$`, which only the runtime gives: the child holds it.
+            crate::actor::validate_name(name.strip_prefix('$').unwrap_or(name))
+                .map_err(|_| invalid())?;
             let core = current.local().ok_or(WireProblem::NoRecipient)?;
             current = core.child(name).ok_or(WireProblem::NoRecipient)?;
         }
@@ -318,7 +389,13 @@ pub(crate) struct Exported {
     promises: std::collections::HashMap<u64, Arc<dyn AnyCell>>,
     /// How many entries there were after the last sweep.
     swept_at: usize,
+    /// The uids of the last `ANSWERED` promises a frame answered: a later frame
+    /// for one of them is a second answer (`AlreadyAnswered`), not a late one.
+    answered: std::collections::VecDeque<u64>,
 }
+
+/// The most answered promises remembered.
+const ANSWERED: usize = 1024;
 
 impl Exported {
     /// Hold `promise` under `uid`; now and then let go of the promises nobody
@@ -338,7 +415,19 @@ impl Exported {
             self.promises.remove(&uid);
             return None;
         }
-        Some(AnyActorRef::from_cell(promise.clone()))
+        let found = AnyActorRef::from_cell(promise.clone());
+        if found.is_promise() {
+            if self.answered.len() >= ANSWERED {
+                self.answered.pop_front();
+            }
+            self.answered.push_back(uid);
+        }
+        Some(found)
+    }
+
+    /// Whether a frame answered the promise `uid` lately.
+    pub(crate) fn was_answered(&self, uid: u64) -> bool {
+        self.answered.contains(&uid)
     }
 }
 
