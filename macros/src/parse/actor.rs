@@ -9,6 +9,7 @@ use syn::{Attribute, FnArg, ImplItem, ImplItemFn, Item, ItemImpl, Meta, Token, T
 use crate::errors::Errors;
 use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
+use crate::parse::peel;
 use crate::symbol::{
     HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX,
     SIGNAL, STASH_CAPACITY, STATES, VARIANT, VIS,
@@ -130,7 +131,7 @@ pub(crate) fn parse_actor<'a>(
     args: ActorArgs,
     errors: &mut Errors,
 ) -> Option<ActorModel<'a>> {
-    let self_ty = &*block.self_ty;
+    let self_ty = peel(&block.self_ty);
     let type_name = match self_ty {
         Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| &s.ident),
         _ => None,
@@ -338,7 +339,7 @@ fn parse_handler<'a>(
         );
         return None;
     }
-    let message_ty = &*message.ty;
+    let message_ty = peel(&message.ty);
     if names_self(message_ty) {
         errors.error(
             message_ty,
@@ -427,7 +428,7 @@ fn parse_signal_handler<'a>(
 ) -> Option<SignalHandler<'a>> {
     let inputs = checked_inputs(method, "signal handler", errors)?;
     let name = &method.sig.ident;
-    let signal = inputs.last().map(|signal| &*signal.ty);
+    let signal = inputs.last().map(|signal| peel(&signal.ty));
     if let Some(signal) = signal
         && !matches!(signal, Type::Reference(_))
     {
@@ -468,10 +469,10 @@ fn parse_signal_handler<'a>(
 
 /// `&mut Ctx<..>` or `&mut ActorContext<..>` (by any path): the context parameter.
 fn is_context(ty: &Type) -> bool {
-    let Type::Reference(reference) = ty else {
+    let Type::Reference(reference) = peel(ty) else {
         return false;
     };
-    let Type::Path(path) = &*reference.elem else {
+    let Type::Path(path) = peel(&reference.elem) else {
         return false;
     };
     reference.mutability.is_some()

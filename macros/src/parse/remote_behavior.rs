@@ -73,7 +73,7 @@ pub(crate) fn parse_item<'a>(
         );
     }
     let args = match sig.inputs.iter().collect::<Vec<_>>().as_slice() {
-        [FnArg::Typed(arg)] => Some(&*arg.ty),
+        [FnArg::Typed(arg)] => Some(crate::parse::peel(&arg.ty)),
         [FnArg::Receiver(receiver)] => {
             errors.error(receiver, "a factory is a free function, not a method");
             None
@@ -94,7 +94,7 @@ pub(crate) fn parse_item<'a>(
             );
             None
         }
-        ReturnType::Type(_, ty) => protocol_of(ty, errors),
+        ReturnType::Type(_, ty) => protocol_of(crate::parse::peel(ty), errors),
     };
     Some(FactoryModel {
         item: function,
@@ -135,7 +135,7 @@ fn protocol_of<'a>(ty: &'a Type, errors: &mut Errors) -> Option<Protocol<'a>> {
     };
     let first = match arguments {
         PathArguments::AngleBracketed(generic) => generic.args.iter().find_map(|arg| match arg {
-            GenericArgument::Type(ty) => Some(ty),
+            GenericArgument::Type(ty) => Some(crate::parse::peel(ty)),
             _ => None,
         }),
         _ => None,

@@ -8,6 +8,7 @@ use syn::{FnArg, Ident, ImplItem, ImplItemFn, Item, ItemImpl, ReturnType, Token,
 
 use crate::errors::Errors;
 use crate::parse::message::item_keyword_span;
+use crate::parse::peel;
 use crate::symbol::{ON_ENTRY, ON_EXIT, OTHERWISE, REFUSE, STASH, UNHANDLED};
 
 /// One row of the `states(..)` table: a state and the states it may switch to.
@@ -51,7 +52,8 @@ pub(crate) struct Listed {
 
 impl Parse for Listed {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        let message = input.parse()?;
+        let message: Type = input.parse()?;
+        let message = peel(&message).clone();
         let helper = if input.peek(Token![as]) {
             input.parse::<Token![as]>()?;
             Some(input.parse()?)
@@ -196,7 +198,7 @@ pub(crate) fn parse_state<'a>(
         );
         return None;
     }
-    let self_ty = &*block.self_ty;
+    let self_ty = peel(&block.self_ty);
     let name = match self_ty {
         Type::Path(path) if path.qself.is_none() && path.path.segments.len() == 1 => {
             &path.path.segments[0].ident
@@ -325,7 +327,7 @@ fn parse_method<'a>(
     let (before, message) = match hook {
         Some(h) if h == ON_ENTRY || h == ON_EXIT => (typed.as_slice(), None),
         _ => match typed.split_last() {
-            Some((last, before)) => (before, Some(&*last.ty)),
+            Some((last, before)) => (before, Some(peel(&last.ty))),
             None => {
                 errors.push(syn::Error::new(
                     sig.paren_token.span.join(),
@@ -403,11 +405,11 @@ fn parse_method<'a>(
 
 /// `&mut Ctx<..>` or `&mut ActorContext<..>` is the context; `&mut {actor}` the data.
 fn classify(ty: &Type, actor: &Ident) -> Option<Param> {
-    let Type::Reference(reference) = ty else {
+    let Type::Reference(reference) = peel(ty) else {
         return None;
     };
     reference.mutability?;
-    let Type::Path(path) = &*reference.elem else {
+    let Type::Path(path) = peel(&reference.elem) else {
         return None;
     };
     let last = path.path.segments.last()?;
@@ -431,6 +433,7 @@ fn returns_next(ty: &Type) -> bool {
         }),
         Type::Tuple(tuple) => tuple.elems.last().is_some_and(returns_next),
         Type::Paren(inner) => returns_next(&inner.elem),
+        Type::Group(inner) => returns_next(&inner.elem),
         _ => false,
     }
 }

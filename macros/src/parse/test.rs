@@ -74,7 +74,7 @@ pub(crate) fn parse_test<'a>(
         None => false,
         Some(FnArg::Typed(typed)) => {
             // The system is handed over by value: `ActorSystem`, by any path.
-            let is_system = matches!(&*typed.ty, syn::Type::Path(path)
+            let is_system = matches!(crate::parse::peel(&typed.ty), syn::Type::Path(path)
                 if path.qself.is_none()
                     && path.path.segments.last().is_some_and(|last| last.ident == "ActorSystem"));
             if !is_system {
