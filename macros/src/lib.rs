@@ -33,7 +33,7 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse::message::parse_args(args.into(), &mut errors);
     let model = parse::message::parse_item(&item, args, &mut errors);
     let generated = model.as_ref().map(|model| {
-        let name = expand::fields::macro_name(model.ident, call_site_hash());
+        let name = expand::fields::macro_name(model.ident, expansion_hash(model.ident.span()));
         let mut tokens = expand::message::expand(model);
         tokens.extend(expand::fields::expand(model, &name));
         tokens
@@ -108,28 +108,58 @@ fn drop_user_serde_derives(item: &mut syn::Item, errors: &mut Errors) {
     });
 }
 
-/// A number for where the macro is called (file, line, column), the same on every
-/// build: it makes the name of a message's helper macro unique in its crate.
-fn call_site_hash() -> u64 {
+/// The compiler's span for `span`, to read where it is. (`unwrap` here is not
+/// `Option::unwrap`: it converts, and cannot fail inside a macro call.)
+fn compiler_span(span: proc_macro2::Span) -> proc_macro::Span {
+    span.unwrap()
+}
+
+/// A number for one expansion of a macro, for the hidden names it generates: where
+/// the attribute is called and where `name` (the type's name) is written, with
+/// their `Debug` text, which on rustc also names each one's hygiene context
+/// (`#12 bytes(..)`). Items that one `macro_rules!` writes at one spot of its body
+/// share the attribute's place and even the type's name, if the body spells it;
+/// the contexts still tell its expansions apart, and a name the macro was given
+/// (`$name`) is where its caller wrote it.
+fn expansion_hash(name: proc_macro2::Span) -> u64 {
     use std::hash::{Hash, Hasher};
-    let span = proc_macro::Span::call_site();
     let mut hasher = std::hash::DefaultHasher::new();
-    span.file().hash(&mut hasher);
-    span.line().hash(&mut hasher);
-    span.column().hash(&mut hasher);
+    for span in [proc_macro::Span::call_site(), compiler_span(name)] {
+        span.file().hash(&mut hasher);
+        span.line().hash(&mut hasher);
+        span.column().hash(&mut hasher);
+        format!("{span:?}").hash(&mut hasher);
+    }
     hasher.finish()
 }
 
-/// A number for the file and column where the macro is called, and `key`: the same
-/// for two `#[actor]` blocks for one type in one module (see `expand::actor`).
-fn scope_hash(key: &str) -> u64 {
+/// A number for the file and column where the actor's type name `name` is written,
+/// its hygiene context, and its type as written, `key`: the same for two `#[actor]`
+/// blocks for one type in one module (see `expand::actor`). The type's name, not
+/// the attribute: in a `macro_rules!` the attribute is where the macro's body is,
+/// the same for every expansion, while a name the macro is given is where its
+/// caller wrote it, and a name its body spells has a context of its own in each
+/// expansion (so the same type in a nested module is not taken for a second block).
+fn scope_hash(name: proc_macro2::Span, key: &str) -> u64 {
     use std::hash::{Hash, Hasher};
-    let span = proc_macro::Span::call_site();
+    let span = compiler_span(name);
     let mut hasher = std::hash::DefaultHasher::new();
     span.file().hash(&mut hasher);
     span.column().hash(&mut hasher);
+    hygiene_context(&format!("{span:?}")).hash(&mut hasher);
     key.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The hygiene context in `debug`, a span's `Debug` text as rustc prints it: `#0`
+/// for code written by hand, `#12` in a macro's expansion (`#12 bytes(120..126)`);
+/// nothing if the text has another form (another compiler, a debugging flag), and
+/// then the file and column alone decide.
+fn hygiene_context(debug: &str) -> &str {
+    match debug.split_once(" bytes(") {
+        Some((context, _)) if context.starts_with('#') => context,
+        _ => "",
+    }
 }
 
 /// Turn an `impl` block into an actor: each method handles the message type of its
@@ -180,8 +210,8 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
     check::check_actor(&mut model, &mut errors);
     let self_ty = model.self_ty;
     let site = expand::Site {
-        block: call_site_hash(),
-        scope: scope_hash(&quote::quote!(#self_ty).to_string()),
+        block: expansion_hash(model.type_name.span()),
+        scope: scope_hash(model.type_name.span(), &quote::quote!(#self_ty).to_string()),
     };
     let generated = expand::actor(&model, site);
     match errors.finish() {
@@ -301,4 +331,17 @@ pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
     let generated = expand::state::expand(&model);
     let error = errors.finish().err().map(errors::to_compile_errors);
     quote::quote!(#generated #error).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hygiene_context;
+
+    #[test]
+    fn the_hygiene_context_is_read_from_rustc_s_debug_text_or_left_out() {
+        assert_eq!(hygiene_context("#0 bytes(120..126)"), "#0");
+        assert_eq!(hygiene_context("#12 bytes(7..9)"), "#12");
+        assert_eq!(hygiene_context("src/lib.rs:3:5: 3:11 (#4)"), "");
+        assert_eq!(hygiene_context(""), "");
+    }
 }

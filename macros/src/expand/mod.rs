@@ -36,9 +36,11 @@ pub(crate) fn user_block(block: &ItemImpl) -> ItemImpl {
 /// one type written at one indentation of one file (see `actor`).
 #[derive(Clone, Copy)]
 pub(crate) struct Site {
-    /// A hash of the block's file, line and column.
+    /// A hash of where the block's attribute and type name are, unique to one
+    /// expansion (see `expansion_hash` in `lib.rs`).
     pub(crate) block: u64,
-    /// A hash of the block's file and column, and its type as written.
+    /// A hash of the file and column of the block's type name, and its type as
+    /// written.
     pub(crate) scope: u64,
 }
 
@@ -54,10 +56,14 @@ pub(crate) struct Site {
 /// error, on its type, and none of its clashes. The user's methods are emitted
 /// either way, so calls to them still resolve.
 ///
-/// The scope is the file and the column: blocks in one module sit at one
-/// indentation, and a nested module or function body, whose textual scope would
-/// also see the `macro_rules!`, sits deeper, so a type of the same name there is
-/// not taken for a second block.
+/// The scope is the file and the column of the type's name: blocks in one module
+/// sit at one indentation, and a nested module or function body, whose textual
+/// scope would also see the `macro_rules!`, sits deeper, so a type of the same name
+/// there is not taken for a second block. The type's name, not the attribute, so
+/// that blocks a `macro_rules!` writes for the names it is given are told apart by
+/// where its caller wrote them. The module that holds what each block generates is
+/// named after the type and `Site::block`, so two blocks that one `macro_rules!`
+/// writes into one module for two types do not clash on it.
 pub(crate) fn actor(model: &ActorModel<'_>, site: Site) -> TokenStream {
     let block = user_block(model.item);
     let protocol = protocol::expand(model);
@@ -73,7 +79,7 @@ pub(crate) fn actor(model: &ActorModel<'_>, site: Site) -> TokenStream {
     )
     .to_compile_error();
     let route = format_ident!("__tapio_actor_{}_{:016x}", type_name, site.scope);
-    let fallback = format_ident!("__tapio_actor_{:016x}", site.block);
+    let fallback = format_ident!("__tapio_actor_route_{}_{:016x}", type_name, site.block);
     quote! {
         #block
 
@@ -148,6 +154,6 @@ mod tests {
         let route = "__tapio_actor_Pinger_0000000000000002";
         assert!(tokens.contains(&format!("{route} ! {{")));
         assert!(tokens.contains(&format!("macro_rules ! {route}")));
-        assert!(tokens.contains("mod __tapio_actor_0000000000000001"));
+        assert!(tokens.contains("mod __tapio_actor_route_Pinger_0000000000000001"));
     }
 }
