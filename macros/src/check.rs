@@ -122,11 +122,23 @@ fn distinct_variant_names(model: &mut ActorModel<'_>, errors: &mut Errors) {
         let key = type_key(handler.message);
         match seen.get(&variant) {
             Some((other_key, other)) if *other_key != key => {
+                let this = type_text(handler.message);
+                // Two paths may name one type (`a::Ping` and `Ping`); a tuple is
+                // better named after what its handler does.
+                let advice = if matches!(crate::parse::peel(handler.message), syn::Type::Path(_)) {
+                    format!(
+                        "name this one's variant with `#[handler(variant = Other{variant})]` on the method; if both paths name the same type, handle it in one method instead"
+                    )
+                } else {
+                    format!(
+                        "name this one's variant with `#[handler(variant = {})]` on the method",
+                        camel_case(&handler.method.sig.ident.to_string())
+                    )
+                };
                 errors.error(
                     handler.message,
                     format!(
-                        "`{}` and `{other}` would both be the variant `{variant}` of the protocol enum: name this one's variant with `#[handler(variant = Other{variant})]` on the method; if both paths name the same type, handle it in one method instead",
-                        type_text(handler.message)
+                        "`{this}` and `{other}` would both be the variant `{variant}` of the protocol enum: {advice}"
                     ),
                 );
                 keep.push(false);
@@ -139,6 +151,21 @@ fn distinct_variant_names(model: &mut ActorModel<'_>, errors: &mut Errors) {
     }
     let mut keep = keep.into_iter();
     model.handlers.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// `move_to` as `MoveTo`, for a variant named after a method.
+fn camel_case(name: &str) -> String {
+    name.trim_start_matches("r#")
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// A type as written, for a message: `ActorRef<&'static str>`, with the spaces
@@ -199,6 +226,13 @@ mod tests {
         assert_eq!(type_text(&ty), "ActorRef<&'static str>");
         let ty: syn::Type = parse_quote!(a::b::Vec<(u64, bool)>);
         assert_eq!(type_text(&ty), "a::b::Vec<(u64, bool)>");
+    }
+
+    #[test]
+    fn camel_case_joins_the_parts_of_a_method_name() {
+        assert_eq!(camel_case("move_to"), "MoveTo");
+        assert_eq!(camel_case("r#type"), "Type");
+        assert_eq!(camel_case("_tick__now"), "TickNow");
     }
 
     #[test]

@@ -78,7 +78,8 @@
 //!   declares it a [`Request`] answered with a `T`.
 //! - `#[actor]` on an `impl` block turns each method into the handler of its message
 //!   type, generates the protocol enum `{Type}Msg` (one variant per handler, named
-//!   after the message type's last segment, or `#[handler(variant = Name)]`) and
+//!   after the message type's last segment, or `#[handler(variant = Name)]`; the
+//!   runtime's `&'static str`, `()` and tuples give `str`, `Unit` and `Tuple`) and
 //!   the dispatch. A handler under `cfg` takes its variant with it. The enum is
 //!   `pub` unless `#[actor(vis = pub(crate))]` says otherwise: the macro cannot see
 //!   the actor type's visibility, and rustc refuses a protocol less visible than a

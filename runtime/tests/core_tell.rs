@@ -368,3 +368,59 @@ fn a_ref_is_one_pointer_wide() {
     assert_eq!(size_of::<ActorRef<u64>>(), size_of::<usize>());
     assert_eq!(size_of::<Option<ActorRef<u64>>>(), size_of::<usize>());
 }
+
+// The runtime's own messages have handlers too: `&'static str`, `()` and a tuple,
+// each with a variant of its own (`str`, `Unit`, `Tuple`) and a helper that takes
+// it whole (the unit's takes nothing).
+#[derive(Clone)]
+struct Recorder {
+    seen: ActorRef<String>,
+}
+
+#[actor(helpers)]
+impl Recorder {
+    fn line(&mut self, line: &'static str) {
+        self.seen.tell(format!("line {line}"));
+    }
+    fn tick(&mut self, (): ()) {
+        self.seen.tell("tick".to_owned());
+    }
+    fn pair(&mut self, (n, flag): (u64, bool)) {
+        self.seen.tell(format!("pair {n} {flag}"));
+    }
+}
+
+#[tapio::test]
+async fn an_actor_handles_a_static_str_the_unit_and_a_tuple(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let recorder = system
+        .spawn(
+            Recorder {
+                seen: probe.actor_ref().clone(),
+            },
+            "recorder",
+        )
+        .unwrap();
+    recorder.tell("hello");
+    recorder.tell(());
+    recorder.tell((1_u64, false));
+    recorder.line("again");
+    recorder.tick();
+    recorder.pair((2, true));
+    let seen = probe.receive_messages(6, SECOND).await;
+    assert_eq!(
+        seen,
+        [
+            "line hello",
+            "tick",
+            "pair 1 false",
+            "line again",
+            "tick",
+            "pair 2 true"
+        ]
+    );
+    assert_eq!(
+        format!("{:?}", RecorderMsg::Unit((), Default::default())),
+        "RecorderMsg::Unit(..)"
+    );
+}

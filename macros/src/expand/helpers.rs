@@ -91,6 +91,14 @@ fn method(helper: &Helper<'_>, impl_: bool) -> TokenStream {
                 #path! { #mode [#[doc = ""] #[doc = #doc] #(#cfgs)*] #name #message }
             }
         }
+        // `()` carries nothing, so its helper takes nothing.
+        None if impl_ && is_unit(message) => quote! {
+            #(#cfgs)*
+            #[inline]
+            fn #name(&self) {
+                ::tapio::__private::ActorRef::tell(self, ())
+            }
+        },
         None if impl_ => quote! {
             #(#cfgs)*
             #[inline]
@@ -100,15 +108,21 @@ fn method(helper: &Helper<'_>, impl_: bool) -> TokenStream {
         },
         None => {
             let tell = format!("Tell the actor a `{}`.", type_text(message));
+            let params = (!is_unit(message)).then(|| quote!(, message: #message));
             quote! {
                 #(#cfgs)*
                 #[doc = #tell]
                 #[doc = ""]
                 #[doc = #doc]
-                fn #name(&self, message: #message);
+                fn #name(&self #params);
             }
         }
     }
+}
+
+/// Whether `message` is `()`.
+fn is_unit(message: &Type) -> bool {
+    matches!(message, Type::Tuple(tuple) if tuple.elems.is_empty())
 }
 
 /// The helper trait and its impl for the actor's ref.

@@ -35,13 +35,7 @@ pub(crate) fn variants<'a>(
     let mut helpers: HashSet<String> = HashSet::new();
     let mut variants = Vec::new();
     for Listed { message, helper } in messages {
-        let name = match message {
-            Type::Path(path) if path.qself.is_none() => {
-                path.path.segments.last().map(|s| s.ident.clone())
-            }
-            _ => None,
-        };
-        let Some(name) = name else {
+        let Some(name) = crate::parse::default_variant(message) else {
             errors.error(message, "expected a message type, such as `Connect`");
             continue;
         };

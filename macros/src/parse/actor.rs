@@ -347,26 +347,13 @@ fn parse_handler<'a>(
         );
         return None;
     }
-    let variant = match message_ty {
-        Type::Reference(reference) => {
-            let inner = &reference.elem;
-            errors.error(
-                message_ty,
-                format!(
-                    "a handler takes its message by value: write `{}`, not a reference",
-                    quote::quote!(#inner)
-                ),
-            );
-            return None;
-        }
-        Type::Path(path) if path.qself.is_none() => path
-            .path
-            .segments
-            .last()
-            .map(|segment| segment.ident.clone()),
-        _ => None,
-    };
-    let Some(variant) = variant else {
+    if let Type::Reference(reference) = message_ty
+        && let Some(advice) = crate::parse::refused_reference(reference)
+    {
+        errors.error(message_ty, advice);
+        return None;
+    }
+    let Some(variant) = crate::parse::default_variant(message_ty) else {
         errors.error(
             message_ty,
             "expected the type of the message this method handles, such as `Increment`",

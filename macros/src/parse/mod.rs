@@ -6,7 +6,9 @@ pub(crate) mod remote_behavior;
 pub(crate) mod states;
 pub(crate) mod test;
 
+use proc_macro2::Ident;
 use syn::Type;
+use syn::spanned::Spanned;
 
 /// The type inside the invisible groups a `macro_rules!` puts around a `$t:ty`
 /// it passes on: `#[actor] impl $name { fn f(&mut self, _: $msg) {} }` reaches the
@@ -16,6 +18,63 @@ pub(crate) fn peel(mut ty: &Type) -> &Type {
         ty = &group.elem;
     }
     ty
+}
+
+/// The name of the protocol enum's variant that carries a message of type `ty`,
+/// when the handler does not name one: the last segment of a path (`Increment`,
+/// `u64`, `ActorRef`), `str` for `&'static str`, `Unit` for `()`, `Tuple` for a
+/// tuple. `None` for a type that cannot be a message, such as an array.
+pub(crate) fn default_variant(ty: &Type) -> Option<Ident> {
+    match peel(ty) {
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .map(|segment| segment.ident.clone()),
+        Type::Tuple(tuple) if tuple.elems.is_empty() => Some(Ident::new("Unit", ty.span())),
+        Type::Tuple(_) => Some(Ident::new("Tuple", ty.span())),
+        Type::Reference(reference) if is_static_str(reference) => {
+            Some(Ident::new("str", ty.span()))
+        }
+        _ => None,
+    }
+}
+
+/// What to write instead of a reference taken as a message, or `None` for
+/// `&'static str`, which is a message (it owns nothing, and lives for ever).
+pub(crate) fn refused_reference(reference: &syn::TypeReference) -> Option<String> {
+    if is_static_str(reference) {
+        return None;
+    }
+    let inner = peel(&reference.elem);
+    Some(match inner {
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => {
+            "a message travels to another task and must own its data: write `String`, or `&'static str` for text known when compiling".to_owned()
+        }
+        Type::Slice(slice) => {
+            let elem = &slice.elem;
+            format!(
+                "a message travels to another task and must own its data: write `Vec<{}>`",
+                crate::check::type_text(elem)
+            )
+        }
+        _ => format!(
+            "a handler takes its message by value: write `{}`, not a reference",
+            crate::check::type_text(inner)
+        ),
+    })
+}
+
+/// `&'static str`, by any spelling of `str`'s path (`str`, `core::primitive::str`).
+fn is_static_str(reference: &syn::TypeReference) -> bool {
+    reference.mutability.is_none()
+        && reference
+            .lifetime
+            .as_ref()
+            .is_some_and(|lifetime| lifetime.ident == "static")
+        && matches!(peel(&reference.elem), Type::Path(path)
+            if path.qself.is_none()
+                && path.path.segments.last().is_some_and(|last| last.ident == "str"))
 }
 
 #[cfg(test)]
@@ -36,5 +95,52 @@ mod tests {
         let peeled = peel(&ty);
         assert!(matches!(peeled, Type::Path(_)));
         assert_eq!(peeled.to_token_stream().to_string(), "crate :: Ping");
+    }
+
+    fn variant(ty: Type) -> Option<String> {
+        default_variant(&ty).map(|ident| ident.to_string())
+    }
+
+    #[test]
+    fn a_variant_is_named_after_its_message_type() {
+        assert_eq!(
+            variant(syn::parse_quote!(crate::Ping)).as_deref(),
+            Some("Ping")
+        );
+        assert_eq!(variant(syn::parse_quote!(u64)).as_deref(), Some("u64"));
+        assert_eq!(
+            variant(syn::parse_quote!(ActorRef<u64>)).as_deref(),
+            Some("ActorRef")
+        );
+        assert_eq!(
+            variant(syn::parse_quote!(&'static str)).as_deref(),
+            Some("str")
+        );
+        assert_eq!(variant(syn::parse_quote!(())).as_deref(), Some("Unit"));
+        assert_eq!(
+            variant(syn::parse_quote!((u64, bool))).as_deref(),
+            Some("Tuple")
+        );
+        assert_eq!(variant(syn::parse_quote!(&str)), None);
+        assert_eq!(variant(syn::parse_quote!([u8; 4])), None);
+    }
+
+    #[test]
+    fn a_reference_is_refused_with_what_to_write_unless_it_is_a_static_str() {
+        let refused = |ty: syn::TypeReference| refused_reference(&ty);
+        assert_eq!(refused(syn::parse_quote!(&'static str)), None);
+        assert!(
+            refused(syn::parse_quote!(&str))
+                .is_some_and(|e| e.contains("write `String`, or `&'static str`"))
+        );
+        assert!(
+            refused(syn::parse_quote!(&'static mut str))
+                .is_some_and(|e| e.contains("write `String`"))
+        );
+        assert!(refused(syn::parse_quote!(&[u8])).is_some_and(|e| e.ends_with("write `Vec<u8>`")));
+        assert_eq!(
+            refused(syn::parse_quote!(&Ping)).as_deref(),
+            Some("a handler takes its message by value: write `Ping`, not a reference")
+        );
     }
 }

@@ -347,15 +347,10 @@ fn parse_method<'a>(
             }
         }
     }
-    if let Some(Type::Reference(reference)) = message {
-        let inner = &reference.elem;
-        errors.error(
-            reference,
-            format!(
-                "a handler takes its message by value: write `{}`, not a reference",
-                quote::quote!(#inner)
-            ),
-        );
+    if let Some(Type::Reference(reference)) = message
+        && let Some(advice) = crate::parse::refused_reference(reference)
+    {
+        errors.error(reference, advice);
         return None;
     }
     match hook {
