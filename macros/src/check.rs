@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use quote::ToTokens;
+use quote::{ToTokens, format_ident};
+use syn::Ident;
 
 use crate::errors::Errors;
 use crate::model::ActorModel;
@@ -13,6 +14,70 @@ pub(crate) fn check_actor(model: &mut ActorModel<'_>, errors: &mut Errors) {
     one_handler_per_message_type(model, errors);
     distinct_variant_names(model, errors);
     helper_names_free(model, errors);
+    let messages: Vec<&syn::Type> = model.handlers.iter().map(|h| h.message).collect();
+    generated_names_free(
+        model.type_name,
+        &mut model.protocol,
+        &mut model.helpers,
+        &messages,
+        errors,
+    );
+}
+
+/// Rule: no message type written as a bare name is named like an item the block
+/// generates beside it: the protocol enum (`CounterMsg`) or the helper trait
+/// (`CounterRef`). The two would clash in the module (or with the message's
+/// import), and every generated impl would then name the wrong item: a dozen
+/// errors. The error is on the message's name, and the generated item takes a
+/// hidden name, so nothing else cascades. (A path such as `other::CounterMsg`
+/// names another module's item, and does not clash.)
+pub(crate) fn generated_names_free(
+    actor: &Ident,
+    protocol: &mut Ident,
+    helpers: &mut Option<Ident>,
+    messages: &[&syn::Type],
+    errors: &mut Errors,
+) {
+    for message in messages {
+        let syn::Type::Path(path) = crate::parse::peel(message) else {
+            continue;
+        };
+        let Some(name) = path.path.get_ident().filter(|_| path.qself.is_none()) else {
+            continue;
+        };
+        if name == protocol {
+            let other = other_name(actor, protocol, "Protocol", "Messages");
+            errors.error(
+                name,
+                format!(
+                    "`#[actor]` generates the protocol enum `{name}` for `{actor}` in this module, so a message cannot have that name here: rename the message, or name the enum otherwise: `#[actor(protocol = {other})]`"
+                ),
+            );
+            *protocol = format_ident!("__Tapio{}", protocol);
+        }
+        if let Some(trait_name) = helpers.as_mut()
+            && name == trait_name
+        {
+            let other = other_name(actor, trait_name, "Helpers", "Api");
+            errors.error(
+                name,
+                format!(
+                    "`#[actor(helpers)]` generates the helper trait `{name}` for `{actor}` in this module, so a message cannot have that name here: rename the message, or name the trait otherwise: `#[actor(helpers = {other})]`"
+                ),
+            );
+            *trait_name = format_ident!("__Tapio{}", trait_name);
+        }
+    }
+}
+
+/// `{actor}{first}`, or `{actor}{second}` if that is `taken`: a name to suggest.
+fn other_name(actor: &Ident, taken: &Ident, first: &str, second: &str) -> String {
+    let name = format!("{actor}{first}");
+    if *taken == name {
+        format!("{actor}{second}")
+    } else {
+        name
+    }
 }
 
 /// Methods a helper must not be named after: `ActorRef`'s own (an inherent method
@@ -226,6 +291,43 @@ mod tests {
         assert_eq!(type_text(&ty), "ActorRef<&'static str>");
         let ty: syn::Type = parse_quote!(a::b::Vec<(u64, bool)>);
         assert_eq!(type_text(&ty), "a::b::Vec<(u64, bool)>");
+    }
+
+    #[test]
+    fn a_message_named_like_the_protocol_enum_or_the_helper_trait_is_refused_once() {
+        let block: syn::ItemImpl = parse_quote! {
+            impl Counter {
+                fn add(&mut self, _: CounterMsg) {}
+                fn get(&mut self, _: CounterRef) {}
+                fn other(&mut self, _: other::CounterMsg) {}
+                fn own(&mut self, _: ActorRef<CounterMsg>) {}
+            }
+        };
+        let mut errors = Errors::default();
+        let args = parse_args(quote::quote!(helpers), &mut errors);
+        let mut model = parse_actor(&block, args, &mut errors).expect("a model");
+        // `other::CounterMsg` and `CounterMsg` share a variant: name one.
+        model.handlers[2].variant = format_ident!("OtherCounterMsg");
+        check_actor(&mut model, &mut errors);
+        assert_eq!(model.protocol, "__TapioCounterMsg");
+        assert_eq!(
+            model.helpers.as_ref().map(ToString::to_string).as_deref(),
+            Some("__TapioCounterRef")
+        );
+        assert_eq!(model.handlers.len(), 4, "the handlers are kept");
+        let errors: Vec<String> = errors
+            .finish()
+            .expect_err("two errors")
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("`#[actor]` generates the protocol enum `CounterMsg`"));
+        assert!(errors[0].ends_with("`#[actor(protocol = CounterProtocol)]`"));
+        assert!(
+            errors[1].starts_with("`#[actor(helpers)]` generates the helper trait `CounterRef`")
+        );
+        assert!(errors[1].ends_with("`#[actor(helpers = CounterHelpers)]`"));
     }
 
     #[test]

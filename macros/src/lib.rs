@@ -265,7 +265,7 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The state machine half of `#[actor]`: `messages(..)` and `states(..)` given.
 fn machine(
-    model: model::ActorModel<'_>,
+    mut model: model::ActorModel<'_>,
     messages: Option<Vec<parse::states::Listed>>,
     states: Option<Vec<parse::states::Row>>,
     stash_capacity: Option<syn::LitInt>,
@@ -294,6 +294,14 @@ fn machine(
         ));
     }
     let variants = expand::machine::variants(&messages, &mut errors);
+    let listed: Vec<&syn::Type> = messages.iter().map(|listed| &listed.message).collect();
+    check::generated_names_free(
+        model.type_name,
+        &mut model.protocol,
+        &mut model.helpers,
+        &listed,
+        &mut errors,
+    );
     expand::machine::check_table(&rows, &mut errors);
     let generated = expand::machine::expand(&expand::machine::MachineModel {
         actor: model,
