@@ -106,6 +106,10 @@ pub(crate) fn parse_item<'a>(
 
 /// The protocol of a returned behavior type.
 fn protocol_of<'a>(ty: &'a Type, errors: &mut Errors) -> Option<Protocol<'a>> {
+    if let Some(advice) = fallible(ty) {
+        errors.error(ty, advice);
+        return None;
+    }
     let arguments = match ty {
         Type::Path(path) => match path.path.segments.last().map(|s| &s.arguments) {
             Some(PathArguments::None) if path.qself.is_none() => return Some(Protocol::Actor(ty)),
@@ -149,5 +153,54 @@ fn protocol_of<'a>(ty: &'a Type, errors: &mut Errors) -> Option<Protocol<'a>> {
             ));
             None
         }
+    }
+}
+
+/// What to write instead of a `Result` or an `Option` of a behavior, if `ty` is one.
+/// A factory cannot fail: `Factory::build` returns the behavior, and runs on the
+/// spawner's node, whose answer knows bad arguments and taken names but not a
+/// factory that declined; the work that can fail belongs in the actor's start.
+fn fallible(ty: &Type) -> Option<String> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let wrapper = last.ident.to_string();
+    if wrapper != "Result" && wrapper != "Option" {
+        return None;
+    }
+    let inner = match &last.arguments {
+        PathArguments::AngleBracketed(generic) => generic.args.iter().find_map(|arg| match arg {
+            GenericArgument::Type(inner) => {
+                Some(crate::check::type_text(crate::parse::peel(inner)))
+            }
+            _ => None,
+        }),
+        _ => None,
+    };
+    let behavior = inner.unwrap_or_else(|| "Behavior<P>".to_owned());
+    let article = if wrapper == "Option" { "an" } else { "a" };
+    Some(format!(
+        "a factory cannot fail: it returns its behavior, `-> {behavior}`, not {article} `{wrapper}`; work that can fail goes in `Behaviors::setup(move |ctx| ..)`, whose closure may return a `Result`: an `Err` fails the actor's start, under its supervision"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    #[test]
+    fn a_factory_returning_a_result_or_an_option_is_refused_with_what_to_return() {
+        let result: Type = parse_quote!(Result<Behavior<Job>, std::io::Error>);
+        let advice = fallible(&result).expect("refused");
+        assert!(advice.starts_with(
+            "a factory cannot fail: it returns its behavior, `-> Behavior<Job>`, not a `Result`"
+        ));
+        let option: Type = parse_quote!(std::option::Option<Supervise<Job>>);
+        assert!(fallible(&option).is_some_and(|advice| advice.contains("`-> Supervise<Job>`")));
+        let behavior: Type = parse_quote!(Behavior<Job>);
+        assert_eq!(fallible(&behavior), None);
     }
 }

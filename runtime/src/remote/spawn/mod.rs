@@ -9,6 +9,9 @@
 //!   the factory under `key` and declares a type of the same name (in the type
 //!   namespace, beside the function) that names it: `Spawner::offering::<name>()`,
 //!   `spawner.spawn_remote::<name>(args, "child")`. A typo is a compile error.
+//!   A factory cannot fail (one returning a `Result` is refused): work that can
+//!   fail goes in `Behaviors::setup`, whose `Err` fails the actor's start, under
+//!   its supervision.
 //! - A [`Spawner`] offers an allowlist of factories and starts only those: an
 //!   actor that started anything registered would be a capability handed to
 //!   whoever can reach the port. The new actor is the spawner's child, supervised
