@@ -178,10 +178,11 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let mut args = parse::actor::parse_args(args.into(), &mut errors);
-    let (messages, states, stash_capacity) = (
+    let (messages, states, stash_capacity, refused) = (
         args.messages.take(),
         args.states.take(),
         args.stash_capacity.take(),
+        args.refused,
     );
     let Some(block) = parse::actor::parse_impl(&item, &mut errors) else {
         return match errors.finish() {
@@ -199,7 +200,7 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
         };
     };
     if messages.is_some() || states.is_some() {
-        return machine(model, messages, states, stash_capacity, errors);
+        return machine(model, messages, states, stash_capacity, refused, errors);
     }
     if let Some(capacity) = &stash_capacity {
         errors.error(
@@ -269,6 +270,7 @@ fn machine(
     messages: Option<Vec<parse::states::Listed>>,
     states: Option<Vec<parse::states::Row>>,
     stash_capacity: Option<syn::LitInt>,
+    refused: bool,
     mut errors: Errors,
 ) -> TokenStream {
     let block = expand::user_block(model.item);
@@ -280,10 +282,13 @@ fn machine(
     }
     let span = proc_macro2::Span::call_site();
     let (Some(messages), Some(rows)) = (messages, states) else {
-        errors.push(syn::Error::new(
-            span,
-            "a state machine declares both its protocol and its states: `#[actor(messages(A, B), states(First => Second, Second))]`",
-        ));
+        // When an argument was refused, the rest were not read: that error says it.
+        if !refused {
+            errors.push(syn::Error::new(
+                span,
+                "a state machine declares both its protocol and its states: `#[actor(messages(A, B), states(First => Second, Second))]`",
+            ));
+        }
         let error = errors.finish().err().map(errors::to_compile_errors);
         return quote::quote!(#block #error).into();
     };

@@ -9,7 +9,7 @@ use syn::{Attribute, FnArg, ImplItem, ImplItemFn, Item, ItemImpl, Meta, Token, T
 use crate::errors::Errors;
 use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
-use crate::parse::peel;
+use crate::parse::{Form, bare, list_of, peel, value_of};
 use crate::symbol::{
     HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX,
     SIGNAL, STASH_CAPACITY, STATES, VARIANT, VIS,
@@ -29,7 +29,47 @@ pub(crate) struct ActorArgs {
     pub(crate) states: Option<Vec<crate::parse::states::Row>>,
     /// `stash_capacity = N`.
     pub(crate) stash_capacity: Option<syn::LitInt>,
+    /// Whether an argument was refused: the ones after it were not read, so a
+    /// state machine missing `messages(..)` or `states(..)` is not reported again.
+    pub(crate) refused: bool,
 }
+
+const PROTOCOL_FORM: Form = Form {
+    written: "protocol = CounterProtocol",
+    meaning: "the name of the protocol enum",
+};
+const VIS_FORM: Form = Form {
+    written: "vis = pub(crate)",
+    meaning: "the visibility of the protocol enum and the helper trait",
+};
+const HELPERS_FORM: Form = Form {
+    written: "helpers` or `helpers = CounterApi",
+    meaning: "typed helpers on the ref, and the name of their trait",
+};
+const MESSAGES_FORM: Form = Form {
+    written: "messages(Connect, Send)",
+    meaning: "a state machine's protocol",
+};
+const STATES_FORM: Form = Form {
+    written: "states(First => Second | Third, Second, Third)",
+    meaning: "a state machine's transition table; the first row is the initial state",
+};
+const STASH_CAPACITY_FORM: Form = Form {
+    written: "stash_capacity = 100",
+    meaning: "how many messages a stashing state holds",
+};
+const HELPER_FORM: Form = Form {
+    written: "helper = name",
+    meaning: "the name of this handler's typed helper on the ref",
+};
+const NO_HELPER_FORM: Form = Form {
+    written: "no_helper",
+    meaning: "no typed helper for this handler",
+};
+const VARIANT_FORM: Form = Form {
+    written: "variant = Name",
+    meaning: "the name of this handler's variant in the protocol enum",
+};
 
 const USAGE: &str = "`#[actor]` goes on an inherent `impl` block of the actor type, with one method per message type: `#[actor] impl Counter { fn increment(&mut self, message: Increment) { .. } }`";
 
@@ -64,28 +104,27 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
             ));
         }
         if meta.path.is_ident(PROTOCOL) {
-            parsed.protocol = Some(meta.value()?.parse()?);
+            parsed.protocol = Some(value_of(&meta, PROTOCOL_FORM)?);
             Ok(())
         } else if meta.path.is_ident(MESSAGES) {
-            let content;
-            syn::parenthesized!(content in meta.input);
-            parsed.messages = Some(crate::parse::states::parse_messages(content.parse()?)?);
+            let listed = list_of(&meta, MESSAGES_FORM)?;
+            parsed.messages = Some(crate::parse::states::parse_messages(listed)?);
             Ok(())
         } else if meta.path.is_ident(STATES) {
-            let content;
-            syn::parenthesized!(content in meta.input);
-            parsed.states = Some(crate::parse::states::parse_table(content.parse()?)?);
+            let table = list_of(&meta, STATES_FORM)?;
+            parsed.states = Some(crate::parse::states::parse_table(table)?);
             Ok(())
         } else if meta.path.is_ident(STASH_CAPACITY) {
-            parsed.stash_capacity = Some(meta.value()?.parse()?);
+            parsed.stash_capacity = Some(value_of(&meta, STASH_CAPACITY_FORM)?);
             Ok(())
         } else if meta.path.is_ident(VIS) {
-            parsed.vis = Some(meta.value()?.parse()?);
+            parsed.vis = Some(value_of(&meta, VIS_FORM)?);
             Ok(())
         } else if meta.path.is_ident(HELPERS) {
             parsed.helpers = Some(if meta.input.peek(syn::Token![=]) {
-                Some(meta.value()?.parse()?)
+                Some(value_of(&meta, HELPERS_FORM)?)
             } else {
+                bare(&meta, HELPERS_FORM)?;
                 None
             });
             Ok(())
@@ -97,6 +136,7 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
     });
     if let Err(error) = parser.parse2(args) {
         errors.push(error);
+        parsed.refused = true;
     }
     parsed
 }
@@ -223,13 +263,14 @@ fn parse_handler_attrs(
                 ));
             }
             if meta.path.is_ident(HELPER) {
-                name = Some(meta.value()?.parse()?);
+                name = Some(value_of(&meta, HELPER_FORM)?);
                 Ok(())
             } else if meta.path.is_ident(NO_HELPER) {
+                bare(&meta, NO_HELPER_FORM)?;
                 name = None;
                 Ok(())
             } else if meta.path.is_ident(VARIANT) {
-                variant = Some(meta.value()?.parse()?);
+                variant = Some(value_of(&meta, VARIANT_FORM)?);
                 Ok(())
             } else {
                 Err(meta.error(format!(
@@ -517,6 +558,25 @@ mod tests {
             None
         );
         assert_eq!(text(conditions(&parse_quote!(#[inline]))), None);
+    }
+
+    #[test]
+    fn an_argument_without_its_value_is_refused_naming_it_and_its_form() {
+        let message = |args: TokenStream| {
+            let mut errors = Errors::default();
+            let parsed = parse_args(args, &mut errors);
+            assert!(parsed.refused);
+            errors.finish().expect_err("an error").to_string()
+        };
+        assert_eq!(
+            message(quote::quote!(protocol)),
+            "`protocol` needs a value: write `protocol = CounterProtocol` (the name of the protocol enum)"
+        );
+        assert!(message(quote::quote!(states)).starts_with("`states` lists its entries in parentheses: write `states(First => Second | Third, Second, Third)`"));
+        assert!(message(quote::quote!(stash_capacity = "16")).starts_with("`stash_capacity` cannot take this value (expected integer literal): write `stash_capacity = 100`"));
+        assert!(message(quote::quote!(helpers(X))).starts_with(
+            "`helpers` takes nothing in parentheses: write `helpers` or `helpers = CounterApi`"
+        ));
     }
 
     #[test]

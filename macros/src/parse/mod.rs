@@ -6,8 +6,10 @@ pub(crate) mod remote_behavior;
 pub(crate) mod states;
 pub(crate) mod test;
 
-use proc_macro2::Ident;
+use proc_macro2::{Ident, TokenStream};
 use syn::Type;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parse;
 use syn::spanned::Spanned;
 
 /// The type inside the invisible groups a `macro_rules!` puts around a `$t:ty`
@@ -18,6 +20,79 @@ pub(crate) fn peel(mut ty: &Type) -> &Type {
         ty = &group.elem;
     }
     ty
+}
+
+/// How an argument of an attribute is written, and what it says: for errors that
+/// name the argument and show its form.
+#[derive(Clone, Copy)]
+pub(crate) struct Form {
+    /// The argument as it is written, such as `protocol = CounterProtocol`.
+    pub(crate) written: &'static str,
+    /// What it says, such as "the protocol enum's name".
+    pub(crate) meaning: &'static str,
+}
+
+impl Form {
+    /// An error on the argument's name (or on its value, at `span`) that shows how
+    /// it is written.
+    fn error(self, span: proc_macro2::Span, problem: &str) -> syn::Error {
+        syn::Error::new(
+            span,
+            format!("{problem}: write `{}` ({})", self.written, self.meaning),
+        )
+    }
+}
+
+/// The name of an argument as written, for an error.
+fn argument_name(meta: &ParseNestedMeta<'_>) -> String {
+    crate::check::type_text(&meta.path)
+}
+
+/// The value of `name = value`; without the `=`, or with a value that does not
+/// parse, an error that names the argument and shows `form`.
+pub(crate) fn value_of<T: Parse>(meta: &ParseNestedMeta<'_>, form: Form) -> syn::Result<T> {
+    let name = argument_name(meta);
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(form.error(meta.path.span(), &format!("`{name}` needs a value")));
+    }
+    let value = meta.value()?;
+    value.parse().map_err(|error| {
+        form.error(
+            error.span(),
+            &format!("`{name}` cannot take this value ({error})"),
+        )
+    })
+}
+
+/// The tokens inside `name(..)`; without the parentheses, an error that names the
+/// argument and shows `form`.
+pub(crate) fn list_of(meta: &ParseNestedMeta<'_>, form: Form) -> syn::Result<TokenStream> {
+    if !meta.input.peek(syn::token::Paren) {
+        let name = argument_name(meta);
+        return Err(form.error(
+            meta.path.span(),
+            &format!("`{name}` lists its entries in parentheses"),
+        ));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    content.parse()
+}
+
+/// A bare argument, such as `no_helper`: a value after it is an error that names the
+/// argument and shows `form`.
+pub(crate) fn bare(meta: &ParseNestedMeta<'_>, form: Form) -> syn::Result<()> {
+    let name = argument_name(meta);
+    if meta.input.peek(syn::Token![=]) {
+        return Err(form.error(meta.path.span(), &format!("`{name}` takes no value")));
+    }
+    if meta.input.peek(syn::token::Paren) {
+        return Err(form.error(
+            meta.path.span(),
+            &format!("`{name}` takes nothing in parentheses"),
+        ));
+    }
+    Ok(())
 }
 
 /// The name of the protocol enum's variant that carries a message of type `ty`,

@@ -97,7 +97,13 @@ pub(crate) fn parse_state_args(args: TokenStream, errors: &mut Errors) -> Option
     let span = proc_macro2::Span::call_site();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident(UNHANDLED) {
-            let policy: Ident = meta.value()?.parse()?;
+            let policy: Ident = crate::parse::value_of(
+                &meta,
+                crate::parse::Form {
+                    written: "unhandled = stash",
+                    meaning: "hold the messages this state has no handler for until the next switch; `unhandled = refuse` is the default",
+                },
+            )?;
             unhandled = if policy == STASH {
                 Unhandled::Stash
             } else if policy == REFUSE {
@@ -121,7 +127,13 @@ pub(crate) fn parse_state_args(args: TokenStream, errors: &mut Errors) -> Option
     });
     if let Err(error) = parser.parse2(args) {
         errors.push(error);
-        return None;
+        // With the actor named, the block still gets its handlers (under the
+        // default policy), so the one error is not followed by "a state without
+        // a `#[state]` block".
+        return actor.map(|actor| StateArgs {
+            actor,
+            unhandled: Unhandled::Refuse,
+        });
     }
     let Some(actor) = actor else {
         errors.push(syn::Error::new(span, STATE_USAGE));

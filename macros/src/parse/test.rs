@@ -7,6 +7,7 @@ use syn::{FnArg, Item, ItemFn, LitBool, LitInt};
 use crate::errors::Errors;
 use crate::model::TestModel;
 use crate::parse::message::item_keyword_span;
+use crate::parse::{Form, value_of};
 use crate::symbol::{SHUTDOWN_TIMEOUT_MS, START_PAUSED, WORKER_THREADS};
 
 /// The arguments of `#[tapio::test(..)]`.
@@ -16,6 +17,19 @@ pub(crate) struct TestArgs {
     worker_threads: Option<LitInt>,
     shutdown_timeout_ms: Option<LitInt>,
 }
+
+const START_PAUSED_FORM: Form = Form {
+    written: "start_paused = true",
+    meaning: "tokio's clock starts paused, and advances only when every task waits",
+};
+const WORKER_THREADS_FORM: Form = Form {
+    written: "worker_threads = 2",
+    meaning: "a multi-thread runtime with that many workers",
+};
+const SHUTDOWN_TIMEOUT_MS_FORM: Form = Form {
+    written: "shutdown_timeout_ms = 500",
+    meaning: "how long the system has to stop at the end of the test",
+};
 
 /// Parse the attribute's arguments, recording what is wrong with them.
 pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> TestArgs {
@@ -30,11 +44,11 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> TestArgs {
             )));
         }
         if meta.path.is_ident(START_PAUSED) {
-            parsed.start_paused = Some(meta.value()?.parse()?);
+            parsed.start_paused = Some(value_of(&meta, START_PAUSED_FORM)?);
         } else if meta.path.is_ident(WORKER_THREADS) {
-            parsed.worker_threads = Some(meta.value()?.parse()?);
+            parsed.worker_threads = Some(value_of(&meta, WORKER_THREADS_FORM)?);
         } else if meta.path.is_ident(SHUTDOWN_TIMEOUT_MS) {
-            parsed.shutdown_timeout_ms = Some(meta.value()?.parse()?);
+            parsed.shutdown_timeout_ms = Some(value_of(&meta, SHUTDOWN_TIMEOUT_MS_FORM)?);
         } else {
             return Err(meta.error(format!(
                 "unknown argument: `#[tapio::test]` takes `{START_PAUSED} = true`, `{WORKER_THREADS} = 2` and `{SHUTDOWN_TIMEOUT_MS} = 500`"
