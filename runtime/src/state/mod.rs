@@ -19,8 +19,11 @@
 //!   fails at once with [`AskError::NotHandled`](crate::AskError::NotHandled).
 //!   `#[state(Actor, unhandled = stash)]` holds such messages until the next switch
 //!   replays them; an `#[otherwise]` method takes them whole.
-//! - `#[on_entry]` (`&mut self`) runs at start and on every switch into the state;
-//!   `#[on_exit]` (no `self`: the switching handler took it) after a switch out.
+//! - `#[on_entry]` (`&mut self`) runs at start and on every switch into the state
+//!   (a restart starts the initial state again, so it runs then too);
+//!   `#[on_exit]` (no `self`: the switching handler took it) after a switch out,
+//!   and only then: not when the actor stops or restarts in the state (`PostStop`
+//!   and `PreRestart` are the signals for those).
 //! - The table is checked whole: a successor that is not a state, a state nothing
 //!   switches to and a state unreachable from the first row (the initial state) are
 //!   compile errors. The graph is on the actor as `STATE_GRAPH_MERMAID` and
