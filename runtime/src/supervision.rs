@@ -44,7 +44,13 @@
 //!   does not run again; to keep the children it spawned, use
 //!   [`Restart::with_stop_children`]. Watches the old incarnation held are dropped;
 //!   setup watches again what it needs. With a [`Backoff`] the actor is absent, not
-//!   dead, between incarnations: tells succeed and queue.
+//!   dead, between incarnations: tells succeed and queue. A restart cancels every
+//!   timer of the actor, and only a factory that runs again starts its own again:
+//!   put [`Behaviors::with_timers`](crate::Behaviors::with_timers) inside
+//!   `supervise(..)`. A setup that fails on the actor's first start is supervised as
+//!   a failure in a handler is. A restart limit used up stops the actor: the failure
+//!   does not go on to a `supervise` around this one (a clause that matches has
+//!   decided).
 //! - [`SupervisorStrategy::stop`]: stop the actor, as if no strategy matched.
 //! - [`SupervisorStrategy::escalate`]: stop the actor and hand the failure to its
 //!   parent, which takes its own decision as if it had failed with the same error.

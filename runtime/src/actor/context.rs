@@ -395,7 +395,8 @@ impl<P: Message> ActorContext<P> {
     /// twice is watching once while the watch stands; once its `Terminated` has been
     /// delivered the watch is over, and watching again is a new watch, which hears
     /// `Terminated` again at once. Watching is not parenthood: the target's failures
-    /// stay with its own supervisor.
+    /// stay with its own supervisor. An actor that watches itself hears nothing: it
+    /// is stopped when its own `Terminated` would come.
     ///
     /// A watcher whose signal handler leaves `Terminated` unhandled fails with
     /// [`DeathPact`](crate::DeathPact), as in Akka: by default that stops it, and a

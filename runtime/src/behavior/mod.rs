@@ -447,9 +447,12 @@ impl Behaviors {
     }
 
     /// A behavior built with the actor's timers at hand: `factory` runs like a setup
-    /// (on start and on every restart) and gets the [`TimerScheduler`](crate::TimerScheduler).
-    /// Timers belong to the cell, so a restart cancels them and the factory starts
-    /// them again.
+    /// and gets the [`TimerScheduler`](crate::TimerScheduler): on start, and on every
+    /// restart when it is inside the `supervise(..)` that restarts (a setup outside
+    /// does not run again). Timers belong to the cell, so a restart cancels every one
+    /// of them (S25): put `with_timers` inside `supervise(..)` for the factory to start
+    /// them again. Wrapped around it, its timers end at the first restart, and the
+    /// actor runs on without them.
     pub fn with_timers<P, F, S>(factory: F) -> Behavior<P>
     where
         P: Message,

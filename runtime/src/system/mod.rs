@@ -454,7 +454,8 @@ impl ActorSystem {
     ///
     /// Termination begins when this is called, not when the future is first polled,
     /// so synchronous code (a `Drop`, a signal handler, a callback) can start it and
-    /// never wait: `let _ = system.terminate();` terminates the system. Await the
+    /// never wait: `drop(system.terminate());` terminates the system (`let _ =`
+    /// does too, and clippy's `let_underscore_future` lint warns of it). Await the
     /// future, or [`when_terminated`](Self::when_terminated), to wait for the end.
     ///
     /// # Cancel safety
@@ -468,7 +469,7 @@ impl ActorSystem {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), tapio::SystemError> {
     /// let system = tapio::ActorSystem::new("sync-stop")?;
-    /// let _ = system.terminate(); // from code that cannot await: it has begun
+    /// drop(system.terminate()); // from code that cannot await: it has begun
     /// assert!(system.is_terminating());
     /// system.when_terminated().await.ok();
     /// assert_eq!(system.live_actors(), 0);
