@@ -265,13 +265,30 @@ macro_rules! container_messages {
 
 container_messages!(
     (T) => Vec<T>,
+    (T) => std::collections::VecDeque<T>,
     (T) => Option<T>,
-    (T) => Box<T>,
     (T, E) => Result<T, E>,
+    (K, V, S) => std::collections::HashMap<K, V, S>,
+    (T, S) => std::collections::HashSet<T, S>,
+    (K, V) => std::collections::BTreeMap<K, V>,
+    (T) => std::collections::BTreeSet<T>,
     (A, B) => (A, B),
     (A, B, C) => (A, B, C),
     (A, B, C, D) => (A, B, C, D),
 );
+
+primitive_messages!(std::time::Duration, std::time::SystemTime);
+
+/// A box of anything that can cross to another task, unsized too: `Box<str>`,
+/// `Box<[u8]>`, `Box<dyn FnOnce() + Send>`.
+impl<T: ?Sized + Send + 'static> Message for Box<T> {
+    type ReplySlot = crate::NoReply;
+}
+
+/// An array of values that can cross to another task.
+impl<T: Send + 'static, const N: usize> Message for [T; N] {
+    type ReplySlot = crate::NoReply;
+}
 
 /// A message that could not be delivered, with its type erased.
 ///

@@ -1794,9 +1794,8 @@ mod ring_of_actors_of_one_protocol {
 /// A message with fourteen fields and its helper; attributes (`doc`, `allow`) before
 /// and after `#[actor]` on the block.
 mod wide_message_and_block_attributes {
-    // The generated helper takes fourteen parameters; an `allow` on the message, the
-    // block or the handler does not reach it, only one on the enclosing module.
-    #![allow(clippy::too_many_arguments)]
+    // The generated helper takes fourteen parameters, and allows it itself: clippy's
+    // `too_many_arguments` (run on this file with `-D warnings`) has nothing to say.
 
     use tapio::prelude::*;
 
@@ -1961,5 +1960,139 @@ mod messages_named_like_prelude_items {
         odd.signal_message();
         odd.derived(5);
         assert_eq!(odd.total().await.unwrap(), 108);
+    }
+}
+
+/// Messages of the user's own named like the runtime's generic message types keep
+/// their helpers: `jobs::Result` (a request) asks, `names::Option` takes its fields.
+mod messages_named_like_runtime_containers {
+    use tapio::prelude::*;
+
+    pub mod jobs {
+        use tapio::prelude::*;
+
+        #[message(reply = u64)]
+        pub struct Result {
+            pub job: u64,
+        }
+
+        #[message]
+        pub struct Option {
+            pub flag: bool,
+        }
+    }
+
+    #[derive(Clone, Default)]
+    pub struct Clerk {
+        flags: u64,
+    }
+
+    #[actor(helpers)]
+    impl Clerk {
+        fn result(&mut self, result: jobs::Result) -> u64 {
+            result.job * 2 + self.flags
+        }
+
+        fn option(&mut self, option: jobs::Option) {
+            self.flags += u64::from(option.flag);
+        }
+    }
+
+    #[tapio::test]
+    async fn the_helpers_are_the_messages_own(system: ActorSystem) {
+        let clerk = system.spawn(Clerk::default(), "clerk").unwrap();
+        clerk.option(true);
+        assert_eq!(clerk.result(20).await.unwrap(), 41);
+    }
+}
+
+/// A `#[deprecated]` handler warns only where the user calls it, not in the code the
+/// macro generates (this module denies the lint).
+mod deprecated_handler {
+    #![deny(deprecated)]
+
+    use tapio::prelude::*;
+
+    #[message(reply = u64)]
+    pub struct Old;
+
+    #[derive(Clone)]
+    pub struct Legacy;
+
+    #[actor]
+    impl Legacy {
+        #[deprecated(note = "ask `New` instead")]
+        fn old(&self, _: Old) -> u64 {
+            7
+        }
+    }
+
+    #[tapio::test]
+    async fn it_is_still_dispatched(system: ActorSystem) {
+        let legacy = system.spawn(Legacy, "legacy").unwrap();
+        assert_eq!(legacy.ask(Old).await.unwrap(), 7);
+    }
+}
+
+/// Standard types as messages and replies: unsized boxes, maps, sets, arrays,
+/// durations.
+mod standard_types_as_messages {
+    use std::collections::{BTreeMap, HashMap};
+    use std::time::Duration;
+
+    use tapio::prelude::*;
+
+    #[message(reply = HashMap<String, u64>)]
+    pub struct Counts;
+
+    #[message(reply = [u8; 4])]
+    pub struct Bytes;
+
+    #[message(reply = Box<str>)]
+    pub struct Name;
+
+    #[derive(Clone, Default)]
+    pub struct Store {
+        waited: Duration,
+        seen: BTreeMap<u64, u64>,
+    }
+
+    #[actor]
+    impl Store {
+        fn wait(&mut self, waited: Duration) {
+            self.waited += waited;
+        }
+
+        fn tally(&mut self, tally: BTreeMap<u64, u64>) {
+            self.seen.extend(tally);
+        }
+
+        fn counts(&self, _: Counts) -> HashMap<String, u64> {
+            let waited = u64::try_from(self.waited.as_millis()).unwrap_or(u64::MAX);
+            HashMap::from([
+                ("waited".to_owned(), waited),
+                ("seen".to_owned(), self.seen.len() as u64),
+            ])
+        }
+
+        fn bytes(&self, _: Bytes) -> [u8; 4] {
+            [1, 2, 3, 4]
+        }
+
+        fn name(&self, _: Name) -> Box<str> {
+            "store".into()
+        }
+    }
+
+    #[tapio::test]
+    async fn they_cross_and_answer(system: ActorSystem) {
+        let store = system.spawn(Store::default(), "store").unwrap();
+        store.tell(Duration::from_millis(30));
+        store.tell(BTreeMap::from([(1, 1), (2, 2)]));
+        let counts = store.ask(Counts).await.unwrap();
+        assert_eq!(counts["waited"], 30);
+        assert_eq!(counts["seen"], 2);
+        assert_eq!(store.ask(Bytes).await.unwrap(), [1, 2, 3, 4]);
+        assert_eq!(&*store.ask(Name).await.unwrap(), "store");
     }
 }

@@ -164,8 +164,9 @@ pub(crate) fn expand(model: &ActorModel<'_>) -> TokenStream {
         }
 
         impl ::tapio::__private::Actor for #self_ty #bounds {
-            // `identity(output)` is there for the span, also when the output is `()`.
-            #[allow(clippy::unit_arg)]
+            // `identity(output)` is there for the span, also when the output is `()`;
+            // a `#[deprecated]` handler is the user's to call, not the dispatch's.
+            #[allow(clippy::unit_arg, deprecated)]
             fn handle<'a>(
                 &'a mut self,
                 #ctx: &'a mut ::tapio::__private::ActorContext<#protocol>,

@@ -112,11 +112,14 @@ pub(crate) fn expand(model: &MessageModel<'_>, macro_name: &Ident) -> TokenStrea
             (decl [$($attr:tt)*] $name:ident $msg:ty) => {
                 #[doc = #doc]
                 $($attr)*
+                // One parameter per field of the message, however many it has.
+                #[allow(clippy::too_many_arguments)]
                 fn $name(&self, #params) #output;
             };
             (impl [$($attr:tt)*] $name:ident $msg:ty) => {
                 $($attr)*
                 #[inline]
+                #[allow(clippy::too_many_arguments)]
                 fn $name(&self, #params) #output {
                     #call
                 }

@@ -14,11 +14,54 @@ use syn::{Attribute, Ident, Path, Type};
 
 use crate::model::ActorModel;
 
-/// The last segments of the message types the runtime implements `Message` for.
-const RUNTIME_MESSAGES: &[&str] = &[
-    "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
-    "isize", "f32", "f64", "String", "Vec", "Option", "Box", "Result", "ActorRef",
+/// The names of the plain message types the runtime implements `Message` for.
+const RUNTIME_PLAIN: &[&str] = &[
+    "bool",
+    "char",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "String",
+    "Duration",
+    "SystemTime",
 ];
+
+/// The names of the generic message types the runtime implements `Message` for:
+/// one of these is the runtime's only with its generic arguments (`Option<u64>`), so
+/// a message of the user's own named `Result` or `Box` keeps its helper.
+const RUNTIME_GENERIC: &[&str] = &[
+    "Vec", "VecDeque", "Option", "Box", "Result", "ActorRef", "HashMap", "HashSet", "BTreeMap",
+    "BTreeSet",
+];
+
+/// Whether `path` names a message type the runtime implements `Message` for, which
+/// has no helper macro: a plain one written alone or under `std`, `core` or
+/// `alloc` (`u64`, `std::string::String`), or a generic one with its arguments.
+fn is_runtime_message(path: &Path) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    if RUNTIME_GENERIC.contains(&name.as_str()) {
+        return matches!(last.arguments, syn::PathArguments::AngleBracketed(_));
+    }
+    let from_std = path.segments.len() == 1
+        || path.segments.first().is_some_and(|first| {
+            matches!(first.ident.to_string().as_str(), "std" | "core" | "alloc")
+        });
+    RUNTIME_PLAIN.contains(&name.as_str()) && from_std
+}
 
 /// The path of a message's helper macro, when it has one: the type's path without the
 /// generic arguments of its last segment.
@@ -29,11 +72,11 @@ pub(crate) fn helper_macro(message: &Type) -> Option<Path> {
     if path.qself.is_some() {
         return None;
     }
-    let mut path = path.path.clone();
-    let last = path.segments.last_mut()?;
-    if RUNTIME_MESSAGES.contains(&last.ident.to_string().as_str()) {
+    if is_runtime_message(&path.path) {
         return None;
     }
+    let mut path = path.path.clone();
+    let last = path.segments.last_mut()?;
     last.arguments = syn::PathArguments::None;
     Some(path)
 }

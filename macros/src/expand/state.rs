@@ -290,7 +290,7 @@ pub(crate) fn expand(model: &StateModel<'_>) -> TokenStream {
             for<'__tapio> #state: ::tapio::__private::StateOf<Machine = #actor>,
             #(for<'__tapio> <#actor as ::tapio::__private::Protocol>::Msg: ::tapio::__private::Extract<#messages>,)*
         {
-            #[allow(unreachable_code, clippy::needless_return, clippy::unit_arg)]
+            #[allow(unreachable_code, clippy::needless_return, clippy::unit_arg, deprecated)]
             fn handle<'a>(
                 #parts: ::tapio::__private::Parts<'a, #actor>,
                 #message: #protocol,
