@@ -21,7 +21,10 @@ use proc_macro::TokenStream;
 use crate::errors::Errors;
 
 /// Make a struct or enum a message; `#[message(reply = T)]` also makes it a request
-/// answered with a `T`. See `tapio::Message` and `tapio::Request`.
+/// answered with a `T`. `#[message(remote = "a.stable.key")]` registers it for the
+/// wire; a request registered so must answer with a registered type too (its answer
+/// crosses back as a frame), or it does not compile. See `tapio::Message`,
+/// `tapio::Request` and `tapio::wire`.
 #[proc_macro_attribute]
 pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_tokens = proc_macro2::TokenStream::from(item);

@@ -263,6 +263,22 @@ pub mod __private {
     pub use std::boxed::Box;
     pub use std::result::Result;
 
+    /// The reply type of a request registered for the wire: it crosses back as a
+    /// frame, so it must be registered too. `#[message(remote = .., reply = T)]`
+    /// asks for it, so an answer that could never cross is a compile error instead
+    /// of an ask that times out.
+    #[diagnostic::on_unimplemented(
+        message = "the reply of a request registered for the wire must be registered too: `{Self}` is not",
+        label = "an answer to a remote ask crosses back as a frame",
+        note = "answer with a type declared `#[message(remote = \"a.stable.key\")]` (wrap a `{Self}` in a struct of your own), or leave the request off the wire"
+    )]
+    pub trait RemoteReply {}
+
+    impl<T: crate::wire::WireMessage> RemoteReply for T {}
+
+    /// The check behind `RemoteReply`: compiled, never called.
+    pub fn remote_reply<T: RemoteReply>() {}
+
     /// A `#[message]` struct built from its fields, in order, as a tuple: what the
     /// typed helpers `#[actor]` generates call to build the message they send.
     pub trait FromFields {

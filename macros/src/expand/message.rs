@@ -58,8 +58,24 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
             #decode
         }
     };
+    // A remote request's reply crosses back as a frame: registered too, or a compile
+    // error on the reply type.
+    let reply_check = model
+        .remote
+        .as_ref()
+        .and(model.reply.as_ref())
+        .map(|reply| {
+            let call = quote_spanned!(reply.span()=> ::tapio::__private::remote_reply::<#reply>());
+            quote! {
+                const _: fn() = || {
+                    #call;
+                };
+            }
+        });
     let wire = model.remote.as_ref().map(|key| {
         quote! {
+            #reply_check
+
             impl ::tapio::wire::WireMessage for #ident {
                 const KEY: &'static str = #key;
             }
