@@ -80,7 +80,12 @@
 //!   type, generates the protocol enum `{Type}Msg` (one variant per handler, named
 //!   after the message type's last segment, or `#[handler(variant = Name)]`; the
 //!   runtime's `&'static str`, `()` and tuples give `str`, `Unit` and `Tuple`) and
-//!   the dispatch. A handler under `cfg` takes its variant with it. The enum is
+//!   the dispatch. Every method of the block is a handler: helpers go in another
+//!   `impl` block. The block is for one concrete type: `impl Cache<String, u64>` is
+//!   fine, `impl<K, V> Cache<K, V>` is refused (write a block per concrete type, or
+//!   a type alias); a lifetime parameter must be `'static`. A handler under `cfg`
+//!   takes its variant with it (two handlers of one message under exclusive `cfg`s
+//!   are refused as two: merge them and branch inside). The enum is
 //!   `pub` unless `#[actor(vis = pub(crate))]` says otherwise: the macro cannot see
 //!   the actor type's visibility, and rustc refuses a protocol less visible than a
 //!   `pub` actor; it may hold crate-private messages (an actor's own ticks) without

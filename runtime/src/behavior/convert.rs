@@ -11,8 +11,10 @@ use crate::message::Message;
 /// [`Receive`], or an `#[actor]` value that is `Clone`.
 ///
 /// A struct actor spawned by value must be `Clone` because a restart starts again
-/// from that value. To build one without `Clone`, spawn
-/// `Behaviors::setup(|ctx| MyActor::new(ctx))`.
+/// from that value, and `Sync` because the behavior keeping it can be shared
+/// between threads (a field of `Cell` or `RefCell` is not). To build one without
+/// either, spawn `Behaviors::setup(|ctx| MyActor::new(ctx))`: the value then lives
+/// in the actor alone, which needs only `Send`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be spawned as an actor with protocol `{P}`",
     label = "not a behavior of `{P}`",

@@ -2,7 +2,11 @@
 //!
 //! An actor whose protocol has states declares them once, as a transition table on
 //! its `#[actor]` block, and gives each state its own type and its own handlers in a
-//! `#[state(Actor)]` block. The type named by the `#[actor]` block holds what every
+//! `#[state(Actor)]` block. Each row of the table names a state and the states it
+//! may switch to, `|` between them: `states(Closed => Open, Open => HalfOpen,
+//! HalfOpen => Closed | Open)`; a state that switches nowhere is written alone. The
+//! first row is the initial state. `#[state(..)]` names its actor by a single name in
+//! scope (`use super::Door;` first, not `#[state(super::Door)]`). The type named by the `#[actor]` block holds what every
 //! state shares; a state's own data lives in the state (`Ready { token }`), so no
 //! other state can read it.
 //!
