@@ -135,6 +135,20 @@ fn measure_interleaved<const N: usize>(
     taken.map(median)
 }
 
+/// Raw tokio's `raw` and tapio's `ours`, each on a runtime of its own, measured in
+/// interleaved rounds (`measure_interleaved`): a run of one after a run of the
+/// other, so a slow stretch of the machine falls on both.
+fn measure_pair(
+    flavor: Flavor,
+    runs: usize,
+    raw: impl Fn(&tokio::runtime::Runtime) -> Duration,
+    ours: impl Fn(&tokio::runtime::Runtime) -> Duration,
+) -> (Duration, Duration) {
+    let (raw_rt, ours_rt) = (flavor.runtime(), flavor.runtime());
+    let [raw, ours] = measure_interleaved(runs, [&|| raw(&raw_rt), &|| ours(&ours_rt)]);
+    (raw, ours)
+}
+
 /// As `measure`, for work that also counts something: the median duration and the
 /// median count, each over the runs.
 fn measure_counted(
@@ -1341,8 +1355,12 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     };
 
     if want("tell") {
-        let raw = measure(flavor, RUNS, |rt| rt.block_on(tell_raw()));
-        let ours = measure(flavor, RUNS, |rt| rt.block_on(tell_tapio()));
+        let (raw, ours) = measure_pair(
+            flavor,
+            RUNS,
+            |rt| rt.block_on(tell_raw()),
+            |rt| rt.block_on(tell_tapio()),
+        );
         row(Row {
             workload: "tell",
             flavor,
@@ -1355,8 +1373,12 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     }
 
     if want("contended") {
-        let raw = measure(flavor, RUNS, |rt| rt.block_on(contended_raw()));
-        let ours = measure(flavor, RUNS, |rt| rt.block_on(contended_tapio()));
+        let (raw, ours) = measure_pair(
+            flavor,
+            RUNS,
+            |rt| rt.block_on(contended_raw()),
+            |rt| rt.block_on(contended_tapio()),
+        );
         row(Row {
             workload: "contended",
             flavor,
@@ -1413,8 +1435,12 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     }
 
     if want("ping-pong") {
-        let raw = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_raw()));
-        let ours = measure(flavor, RUNS, |rt| rt.block_on(ping_pong_tapio()));
+        let (raw, ours) = measure_pair(
+            flavor,
+            RUNS,
+            |rt| rt.block_on(ping_pong_raw()),
+            |rt| rt.block_on(ping_pong_tapio()),
+        );
         row(Row {
             workload: "ping-pong",
             flavor,
@@ -1427,8 +1453,12 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     }
 
     if want("ask") {
-        let raw = measure(flavor, RUNS, |rt| in_task(rt, ask_raw(ASKS)));
-        let ours = measure(flavor, RUNS, |rt| in_task(rt, ask_tapio(ASKS)));
+        let (raw, ours) = measure_pair(
+            flavor,
+            RUNS,
+            |rt| in_task(rt, ask_raw(ASKS)),
+            |rt| in_task(rt, ask_tapio(ASKS)),
+        );
         row(Row {
             workload: "ask",
             flavor,
