@@ -43,7 +43,10 @@
 //!   plain `#[actor]`).
 //!
 //! Run it with `cargo run --release --manifest-path bench/Cargo.toml`. Every figure
-//! is the median of several runs; the table at the end gives each framework's ratio
+//! is the median of several runs after a warm-up; tell, contended, ping-pong, ask
+//! and skynet run raw tokio's and tapio's (and on one thread skynet's actix) in
+//! interleaved rounds, so a slow stretch of the machine or a heap another run left
+//! behind falls on each alike. The table at the end gives each framework's ratio
 //! to the raw baseline and the goals of issues 7 and 8 (issue 8's, for the mailbox:
 //! tell <= 0.8x, contended <= 0.6x, ping-pong <= 0.9x, memory+1msg and memory+burst
 //! <= 773 B, xtra's figure; bounded and fairness have none, and show what was
