@@ -1,6 +1,7 @@
 //! `ActorRef` on the wire (S36): a ref serializes as its full URI, and deserializes,
 //! inside a system's decode context, into a live ref: to the local actor when the
-//! URI names this system, or to a ref bound to the peer otherwise.
+//! URI names this system (or, when that incarnation has stopped, a ref to it that
+//! counts as stopped), or to a ref bound to the peer otherwise.
 
 use std::cell::RefCell;
 use std::sync::Arc;
