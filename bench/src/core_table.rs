@@ -1680,7 +1680,12 @@ fn print_header() {
 
 fn profile(workload: &str, flavor: Flavor) {
     let runtime = flavor.runtime();
-    for _ in 0..40 {
+    // `PROFILE_RUNS` makes the run shorter (or longer) for a slow profiler.
+    let runs = std::env::var("PROFILE_RUNS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+        .unwrap_or(40);
+    for _ in 0..runs {
         let _ = match workload {
             "tell-raw" => runtime.block_on(tell_raw()),
             "offer" => runtime.block_on(offer_tapio()),
