@@ -26,6 +26,9 @@
 //!   overflow strategy (drop-new, or fail) refused the request; the ask fails at
 //!   once, and the target runs on (S29). Under drop-oldest a request is taken, and
 //!   one pushed out later fails its ask as `Unanswered`.
+//! - [`AskError::Refused`]: the target lives in another system, which could not
+//!   deliver the request (its key is not registered there, the target does not
+//!   accept it, or it did not decode there); the ask fails at once.
 //!
 //! A quick answer costs no watch, no timer, no channel and no registration anywhere:
 //! the promise is a task-less cell that keeps the answer until the ask takes it, and
@@ -139,6 +142,19 @@ pub enum AskError {
         /// The actor asked.
         target: ActorPath,
     },
+    /// The target lives in another system, which could not deliver the request to
+    /// it: the request's key is not registered there, the target's protocol does
+    /// not accept it, or its payload did not decode there. The ask fails at once;
+    /// that system publishes the request as a dead letter naming this one.
+    #[error(
+        "{target}'s system refused the request: {problem}; both systems must register the request's type under the same key, in versions that agree, and the target's protocol must accept it"
+    )]
+    Refused {
+        /// The actor asked.
+        target: ActorPath,
+        /// What the other system found wrong.
+        problem: crate::wire::WireProblem,
+    },
     /// The request was dropped without an answer.
     #[error(
         "{target} dropped the request without answering: does its protocol carry the reply (a `#[message(reply = ..)]` handled by `#[actor]`, or a `reply_to` field)?"
@@ -240,6 +256,10 @@ impl<R: Message> Ask<R> {
             Refusal::TargetTerminated => AskError::TargetTerminated { target: target() },
             Refusal::MailboxFull => AskError::MailboxFull { target: target() },
             Refusal::Adapter => AskError::Adapter { target: target() },
+            Refusal::Undeliverable(problem) => AskError::Refused {
+                target: target(),
+                problem: *problem,
+            },
         })
     }
 

@@ -722,6 +722,101 @@ async fn s37_unknown_key_is_a_dead_letter_and_the_link_survives() {
     b.terminate().await;
 }
 
+// S37 + S44: a request the other system cannot deliver fails its ask at once, with
+// what that system found, instead of at the deadline: here a key not registered
+// there. The request is still a dead letter there, naming the asking system.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s37_s44_a_request_the_peer_cannot_deliver_fails_its_ask_at_once() {
+    let a = slow_node("a");
+    let registry = Registry::builder()
+        .register::<Note>()
+        .register::<Pong>()
+        .build()
+        .unwrap();
+    let b = ActorSystem::builder("b")
+        .remote(slow_detector())
+        .wire_registry(registry)
+        .build()
+        .unwrap();
+    let mut letters = b.events().subscribe::<DeadLetter>();
+    let echo = b.spawn(Echo::default(), "echo").unwrap();
+    let (sink, mut rx) = note_sink(&b, "sink");
+    let note = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
+    note.tell(Note(1));
+    assert_eq!(recv_within(&mut rx, BOUND).await, Note(1));
+
+    // b has not registered `Ping`.
+    let echo_from_a = a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    let started = Instant::now();
+    let asked = echo_from_a.ask(Ping(2)).timeout(BOUND).await;
+    assert!(
+        matches!(&asked, Err(AskError::Refused { target, problem: WireProblem::UnknownKey(key) })
+            if target == echo.path() && key == "outside.ping.v1"),
+        "{asked:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let error = asked.unwrap_err().to_string();
+    assert!(
+        error.contains("register"),
+        "the error says nothing to do: {error}"
+    );
+    let letter = from_peer_letter(&mut letters).await;
+    assert!(
+        matches!(letter.reason(), DeadLetterReason::FromPeer { peer, problem: WireProblem::UnknownKey(_) } if peer == a.address()),
+        "{letter}"
+    );
+
+    a.terminate().await;
+    b.terminate().await;
+}
+
+// S37 + S44 + S23: a request whose recipient's protocol does not accept it fails its
+// ask at once with `NotAccepted`, and a request the recipient takes is still
+// answered; one to a path where nobody lives fails at once as `TargetTerminated`,
+// as a local ask to a stopped actor does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s37_s44_a_request_its_recipient_does_not_accept_fails_its_ask_at_once() {
+    let nodes = two_nodes(slow_detector()).unwrap();
+    let (sink, _rx) = note_sink(&nodes.b, "sink");
+    let echo = nodes.b.spawn(Echo::default(), "echo").unwrap();
+    let wrong = nodes.a.resolve::<EchoMsg>(&sink.path().to_uri()).unwrap();
+    let started = Instant::now();
+    let asked = wrong.ask(Ping(1)).timeout(BOUND).await;
+    assert!(
+        matches!(&asked, Err(AskError::Refused { target, problem: WireProblem::NotAccepted(key) })
+            if target == sink.path() && key == "outside.ping.v1"),
+        "{asked:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let right = nodes.a.resolve::<EchoMsg>(&echo.path().to_uri()).unwrap();
+    assert_eq!(right.ask(Ping(2)).timeout(BOUND).await.unwrap(), Pong(2));
+    // Nobody lives at the path.
+    let nobody = nodes
+        .a
+        .resolve::<EchoMsg>(&format!("{}/user/nobody", nodes.b.address()))
+        .unwrap();
+    let started = Instant::now();
+    let asked = nobody.ask(Ping(4)).timeout(BOUND).await;
+    assert!(
+        matches!(&asked, Err(AskError::TargetTerminated { .. })),
+        "{asked:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    nodes.terminate().await;
+}
+
 // S37: frames handed straight to `deliver_frame`: garbage, a truncated frame, an
 // oversized announcement. Each is an error and a dead letter naming the peer; the
 // system keeps delivering.

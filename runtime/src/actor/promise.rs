@@ -3,17 +3,20 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::actor::{CellCore, LocalCell};
 use crate::mailbox::{AnswerSlot, Look, UserLane};
 use crate::message::Message;
 use crate::system::SystemShared;
+use crate::wire::WireProblem;
 
 /// What comes out of a promise: the answer, or the refusal of the request by the
 /// state the asked actor was in.
 pub(crate) type Answer<R> = Result<R, Refusal>;
 
 /// Why a request was refused without an answer: the ask fails at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refusal {
     /// The current state of a state machine (see `tapio::state`) does not handle
     /// the request.
@@ -32,13 +35,103 @@ pub(crate) enum Refusal {
     MailboxFull,
     /// The target, on another system, is a message adapter, which is never asked.
     Adapter,
+    /// The other system could not deliver the request at all: its key is not
+    /// registered there, the recipient does not accept it, or it did not decode.
+    /// Boxed: every promise's slot has room for a refusal, and most are never one.
+    Undeliverable(Box<WireProblem>),
+}
+
+/// The problems a `!refused` frame can carry back for an undeliverable request,
+/// as they cross the wire (postcard, after the tag). Only what the receiving side
+/// finds in a frame it read is here; a refusal of any other kind does not read.
+#[derive(Serialize, Deserialize)]
+enum Undeliverable {
+    UnknownKey(String),
+    NotAccepted(String),
+    Undecodable { key: String, error: String },
+    TrailingBytes { key: String, left: u64 },
+    TooDeep { key: String, max: u64 },
+    InvalidPath(String),
+}
+
+/// The longest text a refusal from a peer keeps, in bytes: a key, a path or a
+/// decoder's message is shorter; a peer's longer text is cut (at a character).
+const PEER_TEXT_LEN: usize = 256;
+
+/// `text` from a peer, at most `PEER_TEXT_LEN` bytes of it.
+fn bounded(mut text: String) -> String {
+    if text.len() > PEER_TEXT_LEN {
+        let mut end = PEER_TEXT_LEN;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+impl Undeliverable {
+    fn of(problem: &WireProblem) -> Option<Self> {
+        Some(match problem.clone() {
+            WireProblem::UnknownKey(key) => Self::UnknownKey(key),
+            WireProblem::NotAccepted(key) => Self::NotAccepted(key),
+            WireProblem::Undecodable { key, error } => Self::Undecodable { key, error },
+            WireProblem::TrailingBytes { key, left } => Self::TrailingBytes {
+                key,
+                left: left as u64,
+            },
+            WireProblem::TooDeep { key, max } => Self::TooDeep {
+                key,
+                max: max as u64,
+            },
+            WireProblem::InvalidPath(path) => Self::InvalidPath(path),
+            _ => return None,
+        })
+    }
+
+    fn into_problem(self) -> WireProblem {
+        let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        match self {
+            Self::UnknownKey(key) => WireProblem::UnknownKey(bounded(key)),
+            Self::NotAccepted(key) => WireProblem::NotAccepted(bounded(key)),
+            Self::Undecodable { key, error } => WireProblem::Undecodable {
+                key: bounded(key),
+                error: bounded(error),
+            },
+            Self::TrailingBytes { key, left } => WireProblem::TrailingBytes {
+                key: bounded(key),
+                left: count(left),
+            },
+            Self::TooDeep { key, max } => WireProblem::TooDeep {
+                key: bounded(key),
+                max: count(max),
+            },
+            Self::InvalidPath(path) => WireProblem::InvalidPath(bounded(path)),
+        }
+    }
 }
 
 impl Refusal {
+    /// The refusal of a request that `problem` kept from its recipient on this
+    /// system, for the asking system: `None` when the ask has nothing to learn from
+    /// it (it watches its target, or waits for its deadline).
+    pub(crate) fn of_problem(problem: &WireProblem) -> Option<Self> {
+        match problem {
+            WireProblem::MailboxFull => Some(Self::MailboxFull),
+            WireProblem::AdapterAsked => Some(Self::Adapter),
+            // As a local ask to a stopped ref fails (S23), without waiting for its
+            // watch of the target to hear the same.
+            WireProblem::NoRecipient
+            | WireProblem::RecipientStopped
+            | WireProblem::StaleIncarnation { .. } => Some(Self::TargetTerminated),
+            other => Undeliverable::of(other).map(|_| Self::Undeliverable(Box::new(other.clone()))),
+        }
+    }
+
     /// The payload of the `!refused` frame that carries this refusal back to the
-    /// asking system: a tag, then a state's name. `None` for the refusals only the
-    /// asking side makes.
-    pub(crate) fn to_wire(self) -> Option<Vec<u8>> {
+    /// asking system: a tag, then a state's name, or the problem. `None` for the
+    /// refusals only the asking side makes.
+    pub(crate) fn to_wire(&self) -> Option<Vec<u8>> {
         match self {
             Self::NotHandled { state } => {
                 let mut bytes = vec![1];
@@ -47,7 +140,11 @@ impl Refusal {
             }
             Self::MailboxFull => Some(vec![2]),
             Self::Adapter => Some(vec![3]),
-            Self::Unreachable | Self::TargetTerminated => None,
+            Self::TargetTerminated => Some(vec![4]),
+            Self::Undeliverable(problem) => {
+                postcard::to_extend(&Undeliverable::of(problem)?, vec![5]).ok()
+            }
+            Self::Unreachable => None,
         }
     }
 
@@ -61,6 +158,10 @@ impl Refusal {
             }),
             (2, []) => Some(Self::MailboxFull),
             (3, []) => Some(Self::Adapter),
+            (4, []) => Some(Self::TargetTerminated),
+            (5, rest) => postcard::from_bytes::<Undeliverable>(rest)
+                .ok()
+                .map(|problem| Self::Undeliverable(Box::new(problem.into_problem()))),
             _ => None,
         }
     }
@@ -146,7 +247,25 @@ pub(crate) fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Refusal, decimal};
+    use super::{PEER_TEXT_LEN, Refusal, decimal};
+    use crate::wire::WireProblem;
+
+    #[test]
+    fn a_peers_refusal_keeps_only_so_much_text() {
+        let long = "é".repeat(PEER_TEXT_LEN);
+        let bytes = Refusal::Undeliverable(Box::new(WireProblem::UnknownKey(long)))
+            .to_wire()
+            .unwrap();
+        let Some(Refusal::Undeliverable(problem)) = Refusal::from_wire(&bytes) else {
+            panic!("the refusal did not read back");
+        };
+        let WireProblem::UnknownKey(kept) = *problem else {
+            panic!("another problem read back: {problem:?}");
+        };
+        assert_eq!(kept.len(), PEER_TEXT_LEN);
+        assert!(kept.chars().all(|c| c == 'é'));
+        assert_eq!(Refusal::from_wire(&[5, 200, 1]), None);
+    }
 
     #[test]
     fn a_refusal_crosses_the_wire_as_it_was() {
@@ -156,10 +275,29 @@ mod tests {
             },
             Refusal::MailboxFull,
             Refusal::Adapter,
+            Refusal::TargetTerminated,
+            Refusal::Undeliverable(Box::new(WireProblem::NotAccepted("shop.order.v1".into()))),
+            Refusal::Undeliverable(Box::new(WireProblem::Undecodable {
+                key: "shop.order.v1".into(),
+                error: "unexpected end".into(),
+            })),
+            Refusal::Undeliverable(Box::new(WireProblem::TooDeep {
+                key: "tree.v1".into(),
+                max: 32,
+            })),
         ] {
             let bytes = refusal.to_wire().unwrap();
             assert_eq!(Refusal::from_wire(&bytes), Some(refusal));
         }
+        // Only what a frame's reader finds is carried back.
+        assert_eq!(
+            Refusal::Undeliverable(Box::new(WireProblem::BadLength {
+                announced: 9,
+                received: 1
+            }))
+            .to_wire(),
+            None
+        );
         assert_eq!(Refusal::Unreachable.to_wire(), None);
         assert_eq!(Refusal::from_wire(&[]), None);
         assert_eq!(Refusal::from_wire(&[2, 0]), None);
@@ -179,7 +317,7 @@ mod tests {
         ] {
             let mut bytes = vec![1];
             bytes.extend_from_slice(bad);
-            assert_eq!(Refusal::from_wire(&bytes), Some(unnamed), "{bad:?}");
+            assert_eq!(Refusal::from_wire(&bytes), Some(unnamed.clone()), "{bad:?}");
         }
     }
 

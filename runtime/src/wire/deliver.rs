@@ -147,16 +147,15 @@ pub(crate) fn deliver_parts(
 }
 
 /// A request refused for `problem` whose answer goes to `reply_to`, a promise on
-/// the asking system: when a local ask would have failed at once (a full mailbox,
-/// an adapter asked), that system is told, and its ask fails at once too. Any
-/// other refusal leaves the ask to its deadline, or to its watch of the target.
+/// the asking system: that system is told why, and its ask fails at once, as a
+/// local one would (a full mailbox, an adapter asked, a stopped target), or with
+/// the problem that kept the request from its recipient (a key not registered
+/// here, a message the recipient does not accept, a payload that did not decode),
+/// rather than at its deadline.
 fn refuse_ask(system: &Arc<SystemShared>, reply_to: &str, problem: &WireProblem) {
-    let refusal = match problem {
-        WireProblem::MailboxFull => Refusal::MailboxFull,
-        WireProblem::AdapterAsked => Refusal::Adapter,
-        _ => return,
-    };
-    system.refuse_remote_ask(reply_to, refusal);
+    if let Some(refusal) = Refusal::of_problem(problem) {
+        system.refuse_remote_ask(reply_to, refusal);
+    }
 }
 
 /// Publish the dead letter for a frame refused for `problem`, with the message
