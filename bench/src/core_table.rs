@@ -43,9 +43,9 @@
 //!   plain `#[actor]`).
 //!
 //! Run it with `cargo run --release --manifest-path bench/Cargo.toml`. Every figure
-//! is the median of several runs after a warm-up; tell, contended, ping-pong, ask
-//! and skynet run raw tokio's and tapio's (and on one thread skynet's actix) in
-//! interleaved rounds, so a slow stretch of the machine or a heap another run left
+//! is the median of several runs after a warm-up; tell, contended, ping-pong, ask,
+//! skynet, wire and state run the baseline and tapio (and on one thread skynet's
+//! actix) in interleaved rounds, so a slow stretch of the machine or a heap another run left
 //! behind falls on each alike. The table at the end gives each framework's ratio
 //! to the raw baseline and the goals of issues 7 and 8 (issue 8's, for the mailbox:
 //! tell <= 0.8x, contended <= 0.6x, ping-pong <= 0.9x, memory+1msg and memory+burst
@@ -1568,12 +1568,12 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     }
 
     if want("wire") {
-        let raw = measure(flavor, RUNS, |rt| {
-            rt.block_on(crate::wire_state::wire_postcard())
-        });
-        let ours = measure(flavor, RUNS, |rt| {
-            rt.block_on(crate::wire_state::wire_tapio())
-        });
+        let (raw, ours) = measure_pair(
+            flavor,
+            RUNS,
+            |rt| rt.block_on(crate::wire_state::wire_postcard()),
+            |rt| rt.block_on(crate::wire_state::wire_tapio()),
+        );
         row(Row {
             workload: "wire",
             flavor,
@@ -1638,12 +1638,12 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     }
 
     if want("state") {
-        let plain = measure(flavor, RUNS, |rt| {
-            rt.block_on(crate::wire_state::state_plain())
-        });
-        let machine = measure(flavor, RUNS, |rt| {
-            rt.block_on(crate::wire_state::state_machine())
-        });
+        let (plain, machine) = measure_pair(
+            flavor,
+            RUNS,
+            |rt| rt.block_on(crate::wire_state::state_plain()),
+            |rt| rt.block_on(crate::wire_state::state_machine()),
+        );
         row(Row {
             workload: "state",
             flavor,
@@ -1704,6 +1704,7 @@ fn profile(workload: &str, flavor: Flavor) {
             "skynet-raw" => in_task(&runtime, skynet_raw(SKYNET_LEAVES)),
             "dead" => runtime.block_on(dead_letters_tapio()),
             "wire" => runtime.block_on(crate::wire_state::wire_tapio()),
+            "wire-raw" => runtime.block_on(crate::wire_state::wire_postcard()),
             "state" => runtime.block_on(crate::wire_state::state_machine()),
             _ => runtime.block_on(tell_tapio()),
         };
@@ -1732,7 +1733,7 @@ pub fn main(args: &[String]) {
         Some("profile") => {
             // `core profile <tell|tell-raw|offer|offer-raw|contended|contended-raw|
             // fairness|fairness-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|skynet|
-            // skynet-raw|dead> <mt|ct>`
+            // skynet-raw|dead|wire|wire-raw|state> <mt|ct>`
             profile(args.get(2).map_or("tell", String::as_str), flavor_arg(3));
             return;
         }
