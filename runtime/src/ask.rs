@@ -25,7 +25,11 @@
 //! - [`AskError::MailboxFull`]: the target's bounded mailbox was full and its
 //!   overflow strategy (drop-new, or fail) refused the request; the ask fails at
 //!   once, and the target runs on (S29). Under drop-oldest a request is taken, and
-//!   one pushed out later fails its ask as `Unanswered`.
+//!   one pushed out later fails its ask as `Unanswered`: at once for
+//!   [`ask`](crate::ActorRef::ask), whose dead letter carries the request without
+//!   its reply ref; for [`ask_with`](crate::ActorRef::ask_with), whose reply ref is
+//!   a field of the message, once nobody holds the message any more (a dead-letter
+//!   subscriber that keeps the letter keeps that ask waiting, up to its deadline).
 //! - [`AskError::Refused`]: the target lives in another system, which could not
 //!   deliver the request (its key is not registered there, the target does not
 //!   accept it, or it did not decode there); the ask fails at once.
@@ -80,9 +84,11 @@ use std::sync::Arc;
 
 use crate::actor::promise::{self, Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
+use crate::events::DeadLetterReason;
 use crate::mailbox::Look;
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
+use crate::system::SystemShared;
 
 /// Why an ask got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -211,8 +217,43 @@ enum Source<R: Message> {
 
 impl<R: Message> Drop for Ask<R> {
     fn drop(&mut self) {
-        if let Source::Promise(promise) = &self.answer {
-            promise.user.asker_gone();
+        // An answer that came and was not taken (the ask was dropped after it came)
+        // is a dead letter, as one that comes later is (S22, S31).
+        if let Source::Promise(promise) = &self.answer
+            && let Some(answer) = promise.user.asker_gone()
+        {
+            let core = &promise.core;
+            core.system()
+                .dead_letter(answer, core.path(), DeadLetterReason::AskEnded);
+        }
+    }
+}
+
+/// The channel a slow ask's answer comes down. It is closed when the ask ends, so
+/// that nothing falls between the two: an answer sent before that is the ask's (or a
+/// dead letter, when the ask was dropped), and one sent after it is refused, and the
+/// promise makes it a dead letter (`AskEnded`).
+struct AnswerChannel<R: Message> {
+    receiver: oneshot::Receiver<Answer<R>>,
+    /// Where the answer of an ask dropped while it waited is lettered: the system
+    /// and the promise's path.
+    letter_to: Option<(Arc<SystemShared>, ActorPath)>,
+}
+
+impl<R: Message> AnswerChannel<R> {
+    /// Close the channel, and take what was sent before it closed.
+    fn last_look(&mut self) -> Option<Answer<R>> {
+        self.receiver.close();
+        self.receiver.try_recv().ok()
+    }
+}
+
+impl<R: Message> Drop for AnswerChannel<R> {
+    fn drop(&mut self) {
+        if let Some(Ok(answer)) = self.last_look()
+            && let Some((system, path)) = &self.letter_to
+        {
+            system.dead_letter(answer, path, DeadLetterReason::AskEnded);
         }
     }
 }
@@ -277,12 +318,17 @@ impl<R: Message> Ask<R> {
     /// A channel for the answer, which the promise forwards to from now on (at once,
     /// if it is there already); the ask lets the promise go, so that the channel
     /// closes when every other ref to it is gone.
-    fn channel(&mut self) -> oneshot::Receiver<Answer<R>> {
+    fn channel(&mut self) -> AnswerChannel<R> {
         let (sender, receiver) = oneshot::channel();
+        let mut letter_to = None;
         if let Source::Promise(promise) = std::mem::replace(&mut self.answer, Source::Done) {
+            letter_to = Some((promise.core.system().clone(), promise.core.path().clone()));
             promise.user.forward_answer(sender);
         }
-        receiver
+        AnswerChannel {
+            receiver,
+            letter_to,
+        }
     }
 
     /// Wait for an answer that did not come in the target's first turn: with the
@@ -300,9 +346,9 @@ impl<R: Message> Ask<R> {
         let mut answer = self.channel();
         let timeout = self.timeout;
         let path = || self.target.path().clone();
-        let timed_out = |answer: &mut oneshot::Receiver<Answer<R>>| match answer.try_recv() {
-            Ok(answer) => Self::settled(&self.target, answer),
-            Err(_) => Err(AskError::Timeout {
+        let timed_out = |answer: &mut AnswerChannel<R>| match answer.last_look() {
+            Some(answer) => Self::settled(&self.target, answer),
+            None => Err(AskError::Timeout {
                 target: path(),
                 after: timeout,
             }),
@@ -312,7 +358,7 @@ impl<R: Message> Ask<R> {
         tokio::pin!(sleep);
         tokio::select! {
             biased;
-            received = &mut answer => return self.received(received),
+            received = &mut answer.receiver => return self.received(received),
             () = &mut sleep => {}
         }
         if timeout <= WATCH_AFTER {
@@ -337,15 +383,15 @@ impl<R: Message> Ask<R> {
     /// watched: the answer, the target's end, or the deadline.
     async fn wait_watching(
         &self,
-        answer: &mut oneshot::Receiver<Answer<R>>,
+        answer: &mut AnswerChannel<R>,
         sleep: &mut Pin<&mut tokio::time::Sleep>,
         timeout: Duration,
     ) -> Result<R, AskError> {
         let target = &self.target;
         let path = || target.path().clone();
-        let timed_out = |answer: &mut oneshot::Receiver<Answer<R>>| match answer.try_recv() {
-            Ok(answer) => Self::settled(target, answer),
-            Err(_) => Err(AskError::Timeout {
+        let timed_out = |answer: &mut AnswerChannel<R>| match answer.last_look() {
+            Some(answer) => Self::settled(target, answer),
+            None => Err(AskError::Timeout {
                 target: path(),
                 after: timeout,
             }),
@@ -355,12 +401,12 @@ impl<R: Message> Ask<R> {
         let remote = target.is_remote();
         tokio::select! {
             biased;
-            received = &mut *answer => self.received(received),
-            () = target.ended() => match answer.try_recv() {
+            received = &mut answer.receiver => self.received(received),
+            () = target.ended() => match answer.last_look() {
                 // The target ended; an answer may have made it out just before.
-                Ok(answer) => Self::settled(target, answer),
-                Err(_) if remote => Err(AskError::Unreachable { target: path() }),
-                Err(_) => Err(AskError::TargetTerminated { target: path() }),
+                Some(answer) => Self::settled(target, answer),
+                None if remote => Err(AskError::Unreachable { target: path() }),
+                None => Err(AskError::TargetTerminated { target: path() }),
             },
             () = sleep.as_mut() => timed_out(answer),
         }
@@ -377,7 +423,8 @@ impl<R: Message> Ask<R> {
 ///
 /// # Cancel safety
 ///
-/// Dropping it ends the ask: an answer that comes later is a dead letter.
+/// Dropping it ends the ask: an answer that came and was not taken yet, or that
+/// comes later, is a dead letter (`AskEnded`).
 #[must_use = "futures do nothing unless polled"]
 pub struct AskFuture<R: Message> {
     state: Waiting<R>,

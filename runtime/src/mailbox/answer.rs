@@ -151,13 +151,15 @@ impl<P: Message> AnswerSlot<P> {
         }
     }
 
-    pub(super) fn asker_gone(&mut self) {
+    /// The asker gave up: a later answer is refused (`AskEnded`), and one that came
+    /// and was not taken is handed back, for a dead letter.
+    pub(super) fn asker_gone(&mut self) -> Option<P> {
         match mem::replace(&mut self.state, Answering::Done) {
             Answering::Open => self.state = Answering::Ended,
-            // An answer nobody takes goes with the ask.
-            Answering::Kept(_) => {}
+            Answering::Kept(answer) => return answer.ok(),
             other => self.state = other,
         }
+        None
     }
 
     pub(super) fn send(&mut self, envelope: Envelope<P>) -> Sent<P> {

@@ -622,10 +622,12 @@ impl<P: Message> UserLane<P> {
         }
     }
 
-    /// The asker gave up while it held the promise: a later answer is a dead letter.
-    pub(crate) fn asker_gone(&self) {
-        if let Lane::Answer(slot) = &mut *self.lock() {
-            slot.asker_gone();
+    /// The asker gave up while it held the promise: a later answer is a dead letter,
+    /// and so is one that came and was not taken, which this returns.
+    pub(crate) fn asker_gone(&self) -> Option<P> {
+        match &mut *self.lock() {
+            Lane::Answer(slot) => slot.asker_gone(),
+            _ => None,
         }
     }
 }
