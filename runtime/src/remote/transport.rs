@@ -402,8 +402,9 @@ async fn accept(
 /// Read frames from the peer of `association` and deliver them, until the
 /// connection ends. A frame must arrive whole within `unreachable_after`, and so
 /// must the next one begin (heartbeats come more often): a peer that stalls is cut
-/// off. A frame that announces more than the system's limit ends the connection:
-/// what follows its prefix cannot be framed any more.
+/// off. A frame that announces more than the system's limit is a dead letter, and
+/// its bytes are read through, up to `SKIP_AT_MOST`: past that it ends the
+/// connection.
 async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: &Arc<Transport>) {
     let patience = links.timing.unreachable_after;
     let peer = association.peer().clone();
@@ -421,9 +422,21 @@ async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: 
         let limits = system.wire_limits();
         let length = u32::from_be_bytes(prefix) as usize;
         if length > limits.max_frame {
-            // Refused as a frame, and the connection with it.
+            // Refused as a frame: a dead letter naming the peer. Its bytes are read
+            // and dropped, so that the frames behind it still arrive and the
+            // association stays up (S37); an announcement past what is worth
+            // reading through ends the connection.
             let _ = crate::wire::deliver_frame(&system, &peer, &prefix);
-            return;
+            if length > SKIP_AT_MOST {
+                return;
+            }
+            let mut body = (&mut stream).take(length as u64);
+            match tokio::time::timeout(patience, tokio::io::copy(&mut body, &mut tokio::io::sink()))
+                .await
+            {
+                Ok(Ok(skipped)) if skipped == length as u64 => continue,
+                _ => return,
+            }
         }
         let frame = match tokio::time::timeout(patience, read_body(&mut stream, prefix)).await {
             Ok(Ok(frame)) => frame,
@@ -437,6 +450,11 @@ async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: 
         receive(&system, links, association, &frame, &limits);
     }
 }
+
+/// The largest frame over the limit that is read through and dropped, keeping the
+/// connection; a larger announcement ends it (reading through it would be a peer's
+/// way to keep the reader busy).
+const SKIP_AT_MOST: usize = 64 * 1024 * 1024;
 
 /// Frames up to this size are read into a buffer of their announced size; a larger
 /// one grows its buffer as its bytes arrive, so a peer that announces a large frame
