@@ -236,8 +236,8 @@ impl<R: Message> Drop for Ask<R> {
 struct AnswerChannel<R: Message> {
     receiver: oneshot::Receiver<Answer<R>>,
     /// Where the answer of an ask dropped while it waited is lettered: the system
-    /// and the promise's path.
-    letter_to: Option<(Arc<SystemShared>, ActorPath)>,
+    /// and the promise's uid (its path is built only for a letter).
+    letter_to: Option<(Arc<SystemShared>, u64)>,
 }
 
 impl<R: Message> AnswerChannel<R> {
@@ -251,9 +251,10 @@ impl<R: Message> AnswerChannel<R> {
 impl<R: Message> Drop for AnswerChannel<R> {
     fn drop(&mut self) {
         if let Some(Ok(answer)) = self.last_look()
-            && let Some((system, path)) = &self.letter_to
+            && let Some((system, uid)) = &self.letter_to
         {
-            system.dead_letter(answer, path, DeadLetterReason::AskEnded);
+            let path = promise::path_of(system, *uid);
+            system.dead_letter(answer, &path, DeadLetterReason::AskEnded);
         }
     }
 }
@@ -322,7 +323,7 @@ impl<R: Message> Ask<R> {
         let (sender, receiver) = oneshot::channel();
         let mut letter_to = None;
         if let Source::Promise(promise) = std::mem::replace(&mut self.answer, Source::Done) {
-            letter_to = Some((promise.core.system().clone(), promise.core.path().clone()));
+            letter_to = Some((promise.core.system().clone(), promise.core.uid()));
             promise.user.forward_answer(sender);
         }
         AnswerChannel {

@@ -279,11 +279,7 @@ impl CellCore {
                 parent.path().child(name.as_str())
             }
             // An adapter's path is written when it is made.
-            Parent::System => {
-                let mut digits = [0; 20];
-                let name = crate::actor::promise::decimal(self.uid, &mut digits);
-                self.system().promises_path().child(name)
-            }
+            Parent::System => crate::actor::promise::path_of(self.system(), self.uid),
         })
     }
 

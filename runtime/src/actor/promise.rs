@@ -221,6 +221,13 @@ pub(crate) fn promise<R: Message>(system: &Arc<SystemShared>) -> Arc<LocalCell<R
     })
 }
 
+/// The path of the promise `uid` of `system`, `/system/promises/{uid}`: built when
+/// it is first asked for.
+pub(crate) fn path_of(system: &SystemShared, uid: u64) -> crate::actor::ActorPath {
+    let mut digits = [0; 20];
+    system.promises_path().child(decimal(uid, &mut digits))
+}
+
 /// The asker's look at its promise: the answer if it came, or whether anyone can
 /// still give it (someone other than the asker holds a ref to the promise).
 pub(crate) fn look<R: Message>(promise: &Arc<LocalCell<R>>) -> Look<R> {

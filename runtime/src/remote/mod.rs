@@ -35,6 +35,7 @@
 
 pub(crate) mod association;
 pub(crate) mod detector;
+mod frames_in;
 mod handshake;
 pub(crate) mod link;
 pub mod spawn;

@@ -25,6 +25,7 @@ use crate::remote::association::{
     Association, Frame, LinkStatus, Outbound, SessionEnd, control, control_frame,
 };
 use crate::remote::detector::Timing;
+use crate::remote::frames_in::{read_body, skip_body};
 use crate::remote::handshake;
 use crate::remote::link::{LinkFaults, Verdict};
 use crate::remote::tls::{self, LinkStream, TlsSettings};
@@ -427,14 +428,11 @@ async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: 
             // association stays up (S37); an announcement past what is worth
             // reading through ends the connection.
             let _ = crate::wire::deliver_frame(&system, &peer, &prefix);
-            if length > SKIP_AT_MOST {
-                return;
-            }
-            let mut body = (&mut stream).take(length as u64);
-            match tokio::time::timeout(patience, tokio::io::copy(&mut body, &mut tokio::io::sink()))
-                .await
-            {
-                Ok(Ok(skipped)) if skipped == length as u64 => continue,
+            match tokio::time::timeout(patience, skip_body(&mut stream, length)).await {
+                Ok(Ok(())) => {
+                    association.heard();
+                    continue;
+                }
                 _ => return,
             }
         }
@@ -449,38 +447,6 @@ async fn read_frames(stream: LinkStream, association: &Arc<Association>, links: 
         association.heard();
         receive(&system, links, association, &frame, &limits);
     }
-}
-
-/// The largest frame over the limit that is read through and dropped, keeping the
-/// connection; a larger announcement ends it (reading through it would be a peer's
-/// way to keep the reader busy).
-const SKIP_AT_MOST: usize = 64 * 1024 * 1024;
-
-/// Frames up to this size are read into a buffer of their announced size; a larger
-/// one grows its buffer as its bytes arrive, so a peer that announces a large frame
-/// and stalls holds no more memory than it has sent.
-const READ_WHOLE: usize = 64 * 1024;
-
-/// The frame whose length `prefix` announces (checked against the limit already),
-/// prefix included.
-async fn read_body<R: AsyncRead + Unpin>(
-    stream: &mut R,
-    prefix: [u8; 4],
-) -> std::io::Result<Vec<u8>> {
-    let length = u32::from_be_bytes(prefix) as usize;
-    if length <= READ_WHOLE {
-        let mut frame = vec![0; 4 + length];
-        frame[..4].copy_from_slice(&prefix);
-        stream.read_exact(&mut frame[4..]).await?;
-        return Ok(frame);
-    }
-    let mut frame = Vec::with_capacity(4 + READ_WHOLE);
-    frame.extend_from_slice(&prefix);
-    stream.take(length as u64).read_to_end(&mut frame).await?;
-    if frame.len() < 4 + length {
-        return Err(std::io::ErrorKind::UnexpectedEof.into());
-    }
-    Ok(frame)
 }
 
 /// One frame from the peer of `association`: the link's own, or a message.
