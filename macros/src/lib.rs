@@ -23,7 +23,11 @@ use crate::errors::Errors;
 /// Make a struct or enum a message; `#[message(reply = T)]` also makes it a request
 /// answered with a `T`. `#[message(remote = "a.stable.key")]` registers it for the
 /// wire; a request registered so must answer with a registered type too (its answer
-/// crosses back as a frame), or it does not compile. See `tapio::Message`,
+/// crosses back as a frame), or it does not compile. Such a type derives serde's
+/// `Serialize` and `Deserialize` through tapio (do not derive them yourself); serde's
+/// own attributes work on it as usual (`#[serde(rename_all = ..)]`, `#[serde(default)]`
+/// on a field, `#[serde(try_from = "u32")]` to check a value as it is decoded: a
+/// value refused so is a dead letter naming the peer). See `tapio::Message`,
 /// `tapio::Request` and `tapio::wire`.
 #[proc_macro_attribute]
 pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -51,10 +55,13 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
                 syn::parse_quote!(#[derive(::tapio::__private::serde::Serialize, ::tapio::__private::serde::Deserialize)]),
                 syn::parse_quote!(#[serde(crate = "::tapio::__private::serde")]),
             ];
+            // The derive goes first: the user's own `#[serde(..)]` attributes
+            // (`rename_all`, `try_from`, ..) are its helpers, and a helper written
+            // before the derive that brings it in is refused.
             if let syn::Item::Struct(s) = &mut item {
-                s.attrs.extend(derive);
+                s.attrs.splice(0..0, derive);
             } else if let syn::Item::Enum(e) = &mut item {
-                e.attrs.extend(derive);
+                e.attrs.splice(0..0, derive);
             }
             item
         }

@@ -841,3 +841,70 @@ async fn s36_a_request_from_a_peer_is_answered_to_its_reply_ref(system: ActorSys
         Some(2)
     );
 }
+
+/// A registered message that checks itself as it is decoded, with serde's own
+/// container attributes written beside `#[message(remote)]`: it travels as a `u32`
+/// and only a value up to 100 becomes one.
+#[message(remote = "test.percent.v1")]
+#[serde(try_from = "u32", into = "u32")]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Percent(u8);
+
+impl TryFrom<u32> for Percent {
+    type Error = String;
+
+    fn try_from(value: u32) -> Result<Self, Self::Error> {
+        u8::try_from(value)
+            .ok()
+            .filter(|value| *value <= 100)
+            .map(Percent)
+            .ok_or_else(|| format!("{value} is not a percentage"))
+    }
+}
+
+impl From<Percent> for u32 {
+    fn from(percent: Percent) -> Self {
+        u32::from(percent.0)
+    }
+}
+
+// S35, S37: serde's container attributes work on a registered message, so a type can
+// refuse a value as it is decoded: the frame of such a value is a dead letter naming
+// the peer and the key, and the one behind it is delivered.
+#[tapio::test]
+async fn s35_s37_a_message_that_refuses_a_value_on_decode(system: ActorSystem) {
+    let (heard, mut percents) = mpsc::unbounded_channel();
+    let gauge = system
+        .spawn(
+            Behaviors::receive_message(move |percent: Percent| {
+                let _ = heard.send(percent);
+            }),
+            "gauge",
+        )
+        .unwrap();
+    let mut letters = letters(&system);
+    // It travels as its `u32`: postcard writes 42 as one byte, 200 as two (a varint).
+    assert_eq!(encode_payload(&Percent(42)).unwrap(), [42]);
+    let bad = frame(Percent::KEY, "/user/gauge", gauge.uid(), &[0xc8, 0x01]);
+    let good = frame(
+        Percent::KEY,
+        "/user/gauge",
+        gauge.uid(),
+        &encode_payload(&Percent(42)).unwrap(),
+    );
+    assert!(matches!(
+        system.deliver_frame(&peer(), &bad),
+        Err(WireProblem::Undecodable { .. })
+    ));
+    system.deliver_frame(&peer(), &good).unwrap();
+    match problem_of(&letter(&mut letters).await) {
+        // postcard does not keep the text of the type's own error, only that
+        // the payload did not decode.
+        WireProblem::Undecodable { key, .. } => assert_eq!(key, Percent::KEY),
+        other => panic!("expected an undecodable payload, got {other:?}"),
+    }
+    assert_eq!(
+        tokio::time::timeout(WAIT, percents.recv()).await.unwrap(),
+        Some(Percent(42))
+    );
+}
