@@ -1,5 +1,5 @@
-// A switch to a state the table does not list after the current one does not
-// compile, and the message names the declared successors.
+// S34, its compile-time clause: a switch to a state the table does not list after
+// the current one does not compile, and the message names the declared successors.
 use tapio::prelude::*;
 
 #[message]
