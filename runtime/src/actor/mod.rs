@@ -51,9 +51,10 @@ pub(crate) struct LocalCell<P: Message> {
 
 /// What every target of a ref can do, whatever its protocol and wherever it runs:
 /// the untyped half of a ref, as a set of capabilities. A local actor, an ask's
-/// promise and a message adapter are cells of this process (they also hand out their
-/// [`CellCore`] for the tree's bookkeeping); a remote actor will be one more
-/// implementation, with no local core.
+/// promise, a message adapter and a ref to another system's actor are all cells of
+/// this process, which hand out their [`CellCore`]; a remote ref's cell is one whose
+/// lane holds a `RemoteSlot` (it sends frames over its peer's link), and no parent's
+/// table holds it.
 pub(crate) trait AnyCell: Send + Sync + 'static {
     /// Its path.
     fn path(&self) -> &ActorPath;
