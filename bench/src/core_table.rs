@@ -1097,6 +1097,49 @@ pub async fn skynet_raw(leaves: u64) -> Duration {
     elapsed
 }
 
+/// Raw tokio again, with what every addressable actor has and a task alone does not:
+/// a mailbox of its own (a channel made by its parent, before its task starts), and a
+/// parent that keeps its children's senders (its child table) until they reported.
+/// Not a goal: it shows what the tree costs on tokio once each node has a mailbox.
+fn skynet_mailbox_node(
+    num: u64,
+    size: u64,
+    own: mpsc::UnboundedSender<u64>,
+    mut mailbox: mpsc::UnboundedReceiver<u64>,
+    report: mpsc::UnboundedSender<u64>,
+) {
+    tokio::spawn(async move {
+        if size == 1 {
+            let _ = report.send(num);
+            return;
+        }
+        let step = size / 10;
+        let mut children = Vec::with_capacity(10);
+        for i in 0..10 {
+            let (tx, rx) = mpsc::unbounded_channel();
+            children.push(tx.clone());
+            skynet_mailbox_node(num + i * step, step, tx, rx, own.clone());
+        }
+        let mut sum = 0;
+        for _ in 0..10 {
+            sum += mailbox.recv().await.unwrap_or(0);
+        }
+        drop(children);
+        let _ = report.send(sum);
+    });
+}
+
+pub async fn skynet_mailbox(leaves: u64) -> Duration {
+    let start = Instant::now();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (own, mailbox) = mpsc::unbounded_channel();
+    skynet_mailbox_node(0, leaves, own, mailbox, tx);
+    let sum = rx.recv().await;
+    let elapsed = start.elapsed();
+    assert_eq!(sum, Some(leaves * (leaves - 1) / 2));
+    elapsed
+}
+
 /// An inner skynet node: sums what its ten children report, reports the sum, stops.
 struct SkynetNode {
     report: ActorRef<u64>,
@@ -1536,10 +1579,11 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
     if want("skynet") {
         // Interleaved: each run leaves the heap to the next (see
         // `measure_interleaved`).
-        let (raw_rt, tapio_rt) = (flavor.runtime(), flavor.runtime());
+        let (raw_rt, tapio_rt, mailbox_rt) = (flavor.runtime(), flavor.runtime(), flavor.runtime());
         let raw_run = || in_task(&raw_rt, skynet_raw(SKYNET_LEAVES));
         let tapio_run = || in_task(&tapio_rt, skynet_tapio(SKYNET_LEAVES));
-        let (raw, ours, actix_ns) = match flavor {
+        let mailbox_run = || in_task(&mailbox_rt, skynet_mailbox(SKYNET_LEAVES));
+        let (raw, ours, mailbox, actix_ns) = match flavor {
             Flavor::CurrentThread => {
                 let system = actix::System::new();
                 let actix_run = || {
@@ -1547,13 +1591,21 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
                         .block_on(async { actix::spawn(skynet_actix(SKYNET_LEAVES)).await })
                         .expect("the measured task finished")
                 };
-                let [raw, ours, theirs] =
-                    measure_interleaved(HEAVY_RUNS, [&raw_run, &tapio_run, &actix_run]);
-                (raw, ours, Actix::Measured(per(theirs, SKYNET_ACTORS)))
+                let [raw, ours, mailbox, theirs] = measure_interleaved(
+                    HEAVY_RUNS,
+                    [&raw_run, &tapio_run, &mailbox_run, &actix_run],
+                );
+                (
+                    raw,
+                    ours,
+                    mailbox,
+                    Actix::Measured(per(theirs, SKYNET_ACTORS)),
+                )
             }
             Flavor::MultiThread => {
-                let [raw, ours] = measure_interleaved(HEAVY_RUNS, [&raw_run, &tapio_run]);
-                (raw, ours, Actix::Dash)
+                let [raw, ours, mailbox] =
+                    measure_interleaved(HEAVY_RUNS, [&raw_run, &tapio_run, &mailbox_run]);
+                (raw, ours, mailbox, Actix::Dash)
             }
         };
         row(Row {
@@ -1564,6 +1616,16 @@ fn rows(flavor: Flavor, only: &[String]) -> Vec<Row> {
             tapio: per(ours, SKYNET_ACTORS),
             actix: actix_ns,
             goal: "<= 1.2x, ahead of actix".into(),
+        });
+        // The same runs, against raw tokio with a mailbox a node (`skynet_mailbox`).
+        row(Row {
+            workload: "skynet/mbox",
+            flavor,
+            unit: "ns/actor",
+            raw: per(mailbox, SKYNET_ACTORS),
+            tapio: per(ours, SKYNET_ACTORS),
+            actix: Actix::Absent,
+            goal: "none (raw = tokio with a mailbox a node)".into(),
         });
     }
 
@@ -1702,6 +1764,7 @@ fn profile(workload: &str, flavor: Flavor) {
             "stop-raw" => in_task(&runtime, stop_raw()),
             "skynet" => in_task(&runtime, skynet_tapio(SKYNET_LEAVES)),
             "skynet-raw" => in_task(&runtime, skynet_raw(SKYNET_LEAVES)),
+            "skynet-mbox" => in_task(&runtime, skynet_mailbox(SKYNET_LEAVES)),
             "dead" => runtime.block_on(dead_letters_tapio()),
             "wire" => runtime.block_on(crate::wire_state::wire_tapio()),
             "wire-raw" => runtime.block_on(crate::wire_state::wire_postcard()),
@@ -1733,7 +1796,7 @@ pub fn main(args: &[String]) {
         Some("profile") => {
             // `core profile <tell|tell-raw|offer|offer-raw|contended|contended-raw|
             // fairness|fairness-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|skynet|
-            // skynet-raw|dead|wire|wire-raw|state> <mt|ct>`
+            // skynet-raw|skynet-mbox|dead|wire|wire-raw|state> <mt|ct>`
             profile(args.get(2).map_or("tell", String::as_str), flavor_arg(3));
             return;
         }
