@@ -121,6 +121,22 @@ pub(crate) fn parse_state_args(args: TokenStream, errors: &mut Errors) -> Option
         {
             actor = Some(ident.clone());
             Ok(())
+        } else if meta.path.segments.len() > 1
+            && actor.is_none()
+            && meta.input.is_empty() | meta.input.peek(Token![,])
+        {
+            let path = &meta.path;
+            let name = path
+                .segments
+                .last()
+                .map_or_else(String::new, |last| last.ident.to_string());
+            let written = quote::quote!(#path).to_string().replace(' ', "");
+            Err(syn::Error::new_spanned(
+                path,
+                format!(
+                    "`#[state]` names its actor by a single name in scope, not a path: write `use {written};` above this block, then `#[state({name})]`"
+                ),
+            ))
         } else {
             Err(meta.error(format!("unknown argument: {STATE_USAGE}")))
         }
