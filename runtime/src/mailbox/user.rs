@@ -12,8 +12,10 @@
 //! them all at once, into a batch its task keeps: it then reads the batch without
 //! the lock, and producers and reader stop fighting over the lock's cache line on
 //! every message. A bounded mailbox is read one envelope at a time, so that what
-//! counts against its bound is exactly what is queued. Either buffer is given back
-//! when the reader finds it empty after a burst.
+//! counts against its bound is exactly what is queued. The batch's buffer, once
+//! read, goes back to the queue at the next backlog in exchange for the one that
+//! backlog filled, so a steady run of small backlogs allocates nothing; either
+//! buffer is given back when the reader finds it empty after a burst.
 //!
 //! Bounded, the same lock keeps the producers that wait in `offer`, first come first
 //! served: each message the reader takes out wakes the first of them.
@@ -43,6 +45,17 @@ const KEEP_ROOM: usize = 32;
 /// the actor's task (boxed: one word in the task until a backlog first builds up),
 /// or by a test kit's reader.
 pub(crate) type Batch<P> = Option<Box<VecDeque<Envelope<P>>>>;
+
+/// The reader has read all of its batch: the batch's buffer stays for the next
+/// backlog, unless a burst left it larger than [`KEEP_ROOM`].
+fn keep_for_next<P: Message>(batch: &mut Batch<P>) {
+    if batch
+        .as_ref()
+        .is_some_and(|taken| taken.capacity() > KEEP_ROOM)
+    {
+        *batch = None;
+    }
+}
 
 /// The user lane: for an actor, its mailbox; for an ask's promise, the slot its one
 /// answer goes to. One lock around either, so the lane is no bigger than the
@@ -306,8 +319,7 @@ impl<P: Message> UserLane<P> {
             return Poll::Ready(envelope);
         }
         if waiting.load(Ordering::Acquire) {
-            // The backlog is read: its buffer goes, until the next one.
-            *batch = None;
+            keep_for_next(batch);
             return Poll::Pending;
         }
         let (envelope, offer) = {
@@ -318,7 +330,7 @@ impl<P: Message> UserLane<P> {
             let Some(envelope) = queue.items.pop_front() else {
                 queue.wait(cx.waker(), waiting);
                 drop(lane);
-                *batch = None;
+                keep_for_next(batch);
                 return Poll::Pending;
             };
             // Room made in a bounded queue: the offer at the front of the line is woken.
@@ -334,7 +346,9 @@ impl<P: Message> UserLane<P> {
             } else if queue.capacity == 0 {
                 // A backlog: taken whole. Not marked waiting, so the producers
                 // feeding it do not wake a reader that is busy; it locks again when
-                // the batch is done.
+                // the batch is done. The queue gets the batch's empty buffer in
+                // exchange, so the two buffers go back and forth, and a steady
+                // trickle of small backlogs allocates nothing.
                 let taken = batch.get_or_insert_with(Box::default);
                 mem::swap(&mut **taken, &mut queue.items);
             }
@@ -644,5 +658,83 @@ impl<F: Message> AdapterSlot<F> {
             }
             other => Sent::Refused(other),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn lane_with(sent: std::ops::Range<u64>, lane: &UserLane<u64>, waiting: &AtomicBool) {
+        for n in sent {
+            assert!(matches!(
+                lane.send(Envelope::Message(n), waiting),
+                Sent::Queued
+            ));
+        }
+    }
+
+    /// Read everything queued, through the batch, until the reader would wait.
+    fn read_all(lane: &UserLane<u64>, batch: &mut Batch<u64>, waiting: &AtomicBool) -> Vec<u64> {
+        let cx = Context::from_waker(Waker::noop());
+        let mut read = Vec::new();
+        while let Poll::Ready(envelope) = lane.poll_next(&cx, batch, waiting) {
+            let Envelope::Message(n) = envelope else {
+                panic!("only messages were sent");
+            };
+            read.push(n);
+        }
+        read
+    }
+
+    fn queue_room(lane: &UserLane<u64>) -> usize {
+        match &*lane.lock() {
+            Lane::Actor(queue) => queue.items.capacity(),
+            _ => panic!("an actor's lane"),
+        }
+    }
+
+    #[test]
+    fn small_backlogs_reuse_the_two_buffers() {
+        let lane = UserLane::<u64>::actor(MailboxConfig::unbounded());
+        let waiting = AtomicBool::new(false);
+        let mut batch: Batch<u64> = None;
+
+        lane_with(0..3, &lane, &waiting);
+        assert_eq!(read_all(&lane, &mut batch, &waiting), [0, 1, 2]);
+        // The backlog was taken whole; its buffer stays with the reader, and the
+        // queue got the batch's (then empty) buffer in exchange.
+        let kept = batch
+            .as_ref()
+            .expect("the batch's buffer is kept")
+            .capacity();
+        assert!(kept >= 3, "{kept}");
+
+        lane_with(3..6, &lane, &waiting);
+        let queued_in = queue_room(&lane);
+        assert_eq!(read_all(&lane, &mut batch, &waiting), [3, 4, 5]);
+        // The second backlog went into the kept buffer, and the queue has the one
+        // the first backlog was queued in: both buffers go back and forth.
+        assert_eq!(
+            batch.as_ref().map(|taken| taken.capacity()),
+            Some(queued_in)
+        );
+        assert_eq!(queue_room(&lane), kept);
+    }
+
+    #[test]
+    fn a_burst_gives_both_buffers_back() {
+        let lane = UserLane::<u64>::actor(MailboxConfig::unbounded());
+        let waiting = AtomicBool::new(false);
+        let mut batch: Batch<u64> = None;
+
+        lane_with(0..(KEEP_ROOM as u64 * 4), &lane, &waiting);
+        let read = read_all(&lane, &mut batch, &waiting);
+        assert_eq!(read.len(), KEEP_ROOM * 4);
+        assert!(read.windows(2).all(|pair| pair[0] + 1 == pair[1]));
+        assert!(batch.is_none(), "a burst's buffer is given back");
+        assert!(queue_room(&lane) <= KEEP_ROOM);
     }
 }
