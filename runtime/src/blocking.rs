@@ -119,14 +119,17 @@ enum State<T> {
 }
 
 /// Hand `call` to the blocking pool of `runtime`, or else of the runtime this thread
-/// is in, inside the caller's tracing span (the actor's, in a handler).
+/// is in, inside the caller's tracing span (the actor's, in a handler), with the
+/// caller's subscriber: one set for this thread alone (`set_default`) is not the
+/// pool thread's, and what the call logs would otherwise go past it.
 pub(crate) fn start<T, F>(runtime: Option<&Handle>, call: F) -> Blocking<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
     let span = tracing::Span::current();
-    let call = move || span.in_scope(call);
+    let subscriber = tracing::dispatcher::get_default(Clone::clone);
+    let call = move || tracing::dispatcher::with_default(&subscriber, || span.in_scope(call));
     let handle = match runtime {
         Some(runtime) => runtime.spawn_blocking(call),
         None => match Handle::try_current() {
