@@ -49,7 +49,8 @@ use tapio::prelude::*;
 use tapio::testkit::TestProbe;
 use tapio::{
     AskError, BoxError, DeadLetter, DeadLetterReason, MailboxConfig, MailboxOverflow,
-    OverflowStrategy, ReplyThen, SpawnError, StashBuffer, StashOverflow, Subscription,
+    OverflowStrategy, Receive, ReplyThen, SpawnError, StashBuffer, StashOverflow, Subscription,
+    Terminated,
 };
 use tokio::sync::Notify;
 use tokio::task::{JoinSet, yield_now};
@@ -291,6 +292,13 @@ fn post_stop_order(log: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Yield to the scheduler `n` times.
+async fn turns(n: usize) {
+    for _ in 0..n {
+        yield_now().await;
+    }
+}
+
 /// Wait until `cond` holds, polling with yields, at most `T`.
 async fn wait_for(what: &str, cond: impl Fn() -> bool) -> Result<(), String> {
     let deadline = Instant::now() + T;
@@ -337,6 +345,293 @@ async fn finish(system: &ActorSystem, outcome: Result<(), String>) -> Result<(),
     outcome
 }
 
+/// [`repeat`] `body` `n` times, each in a fresh system `{name}-{i}`, terminated after.
+async fn in_systems<F, Fut>(what: &str, n: usize, name: &str, body: F)
+where
+    F: FnMut(usize, ActorSystem) -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    in_built_systems(
+        what,
+        n,
+        |i| ActorSystem::new(&format!("{name}-{i}")).unwrap(),
+        body,
+    )
+    .await;
+}
+
+/// [`in_systems`] with the system of iteration `i` made by `build(i)`.
+async fn in_built_systems<B, F, Fut>(what: &str, n: usize, build: B, mut body: F)
+where
+    B: Fn(usize) -> ActorSystem,
+    F: FnMut(usize, ActorSystem) -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    repeat(what, n, |i| {
+        let system = build(i);
+        let run = body(i, system.clone());
+        async move { finish(&system, run.await).await }
+    })
+    .await;
+}
+
+/// [`settle`] then [`account`] for `expected`; answers what was handled and the letters.
+async fn accounted(
+    letters: &mut Subscription<DeadLetter>,
+    handled: &Shared,
+    expected: &[u64],
+    keep: impl Fn(&DeadLetter) -> Option<u64>,
+) -> Result<(Vec<u64>, Vec<(u64, DeadLetterReason)>), String> {
+    let found = settle(letters, handled, expected.len(), keep).await;
+    let got = snapshot(handled);
+    account(expected, &got, &values(&found))?;
+    Ok((got, found))
+}
+
+/// Fails unless `items` is empty, saying how many `what` and showing the first `shown`.
+fn none<X: std::fmt::Debug>(items: &[X], what: &str, shown: usize) -> Result<(), String> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} {what}: {:?}",
+        items.len(),
+        &items[..items.len().min(shown)]
+    ))
+}
+
+/// Fails unless no handler run overlapped another (saying so, then `why`).
+fn no_overlaps(overlaps: &AtomicU64, why: &str) -> Result<(), String> {
+    match overlaps.load(SeqCst) {
+        0 => Ok(()),
+        n => Err(format!("{n} handler runs overlapped another{why}")),
+    }
+}
+
+/// Fails unless the subscription lost nothing.
+fn lost_nothing(letters: &Subscription<DeadLetter>) -> Result<(), String> {
+    match letters.lost() {
+        0 => Ok(()),
+        lost => Err(format!("the subscription lost {lost}")),
+    }
+}
+
+/// Fails unless the system has no live actor left (saying so, then `when`).
+fn no_live_actors(system: &ActorSystem, when: &str) -> Result<(), String> {
+    match system.live_actors() {
+        0 => Ok(()),
+        live => Err(format!("live_actors() is {live}{when}")),
+    }
+}
+
+/// Terminate `system` within `T`, failing with `hung` if it does not.
+async fn terminate_within(system: &ActorSystem, hung: &str) -> Result<(), String> {
+    timeout(T, system.terminate())
+        .await
+        .map_err(|_| hung.to_string())
+}
+
+/// A recorder failing on each producer's every `every`th message, restarted after `backoff`.
+fn failing_recorder(handled: &Shared, every: u64, backoff: Backoff) -> Behavior<u64> {
+    let h = handled.clone();
+    Behaviors::supervise(Behaviors::receive_message(
+        move |v: u64| -> Result<(), Boom> {
+            h.lock().unwrap().push(v);
+            if seq_of(v) % every == every - 1 {
+                return Err(Boom);
+            }
+            Ok(())
+        },
+    ))
+    .on_failure::<Boom>(
+        SupervisorStrategy::restart()
+            .with_limit(10_000, Duration::from_secs(60))
+            .unwrap()
+            .with_backoff(backoff),
+    )
+    .into()
+}
+
+/// A task that stops `actor` once `handled` holds `k` messages (answers how the wait went).
+fn stop_when_handled<M: Message>(
+    system: &ActorSystem,
+    actor: &ActorRef<M>,
+    handled: &Shared,
+    k: usize,
+) -> tokio::task::JoinHandle<Result<(), String>> {
+    let (system, actor, handled) = (system.clone(), actor.clone(), handled.clone());
+    tokio::spawn(async move {
+        let ok = wait_for("k handled", || len(&handled) >= k).await;
+        system.stop(&actor).unwrap();
+        ok
+    })
+}
+
+/// A [`slow_recorder`] named `sink` with a drop-new mailbox of `capacity`.
+fn slow_sink(system: &ActorSystem, handled: &Shared, capacity: usize) -> ActorRef<u64> {
+    system
+        .spawn_with(
+            slow_recorder(handled),
+            "sink",
+            MailboxConfig::bounded(capacity, OverflowStrategy::DropNew).unwrap(),
+        )
+        .unwrap()
+}
+
+/// `producers` tasks offering `per` messages each to `sink`; answers them, the refused, the hung.
+fn offerers(
+    sink: &ActorRef<u64>,
+    producers: u64,
+    per: u64,
+    within: Duration,
+) -> (JoinSet<()>, Shared, Shared) {
+    let (refused, hung) = (shared(), shared());
+    let mut tasks = JoinSet::new();
+    for p in 0..producers {
+        let (sink, refused, hung) = (sink.clone(), refused.clone(), hung.clone());
+        tasks.spawn(async move {
+            for s in 0..per {
+                match timeout(within, sink.offer(enc(p, s))).await {
+                    Ok(true) => {}
+                    Ok(false) => refused.lock().unwrap().push(enc(p, s)),
+                    Err(_) => hung.lock().unwrap().push(enc(p, s)),
+                }
+            }
+        });
+    }
+    (tasks, refused, hung)
+}
+
+/// Fails unless no offer in `hung` is still waiting (saying how many `what`).
+fn none_hung(hung: &Shared, what: &str) -> Result<(), String> {
+    match len(hung) {
+        0 => Ok(()),
+        n => Err(format!("{n} offers {what}")),
+    }
+}
+
+/// Wait for every task of `tasks` (none may panic); answers what the failed ones said.
+async fn failures(tasks: &mut JoinSet<Option<String>>) -> Vec<String> {
+    let mut bad = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        if let Some(why) = done.unwrap() {
+            bad.push(why);
+        }
+    }
+    bad
+}
+
+/// Wait for every task of `tasks` (each must not panic).
+async fn join_all<X: 'static>(tasks: &mut JoinSet<X>) {
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+}
+
+/// The values of `refused` that are not among the letters `found`.
+fn refused_are_letters(refused: &Shared, found: &[(u64, DeadLetterReason)]) -> Vec<u64> {
+    let lettered: HashSet<u64> = values(found).into_iter().collect();
+    snapshot(refused)
+        .into_iter()
+        .filter(|v| !lettered.contains(v))
+        .collect()
+}
+
+/// A log of strings that several actors append to.
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// An empty [`Log`].
+fn log() -> Log {
+    Arc::new(Mutex::new(Vec::new()))
+}
+
+/// An actor that watches `target` and logs `label(ended)` in `heard` for each `Terminated`.
+fn terminated_recorder<M: Message>(
+    target: ActorRef<M>,
+    heard: Log,
+    label: impl Fn(&Terminated) -> String + Send + Sync + Clone + 'static,
+) -> Behavior<u64> {
+    Behaviors::setup(move |ctx| {
+        ctx.watch(&target);
+        let (heard, label) = (heard.clone(), label.clone());
+        Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
+            if let Signal::Terminated(ended) = signal {
+                heard.lock().unwrap().push(label(ended));
+            }
+        })
+    })
+}
+
+/// What each routee of a pool handled, by routee name.
+type ByRoutee = Arc<Mutex<HashMap<String, Vec<u64>>>>;
+
+/// A routee that records every number under its own name in `seen`.
+fn name_recorder(seen: &ByRoutee) -> Receive<u64> {
+    let s = seen.clone();
+    Behaviors::receive(move |ctx, n: u64| {
+        s.lock()
+            .unwrap()
+            .entry(ctx.path().name().to_string())
+            .or_default()
+            .push(n);
+    })
+}
+
+/// Wait until the routees of `seen` handled `total` numbers; answers what each handled.
+async fn all_routed(seen: &ByRoutee, total: usize) -> Result<HashMap<String, Vec<u64>>, String> {
+    wait_for(&format!("{total} handled"), || {
+        seen.lock().unwrap().values().map(Vec::len).sum::<usize>() >= total
+    })
+    .await?;
+    Ok(seen.lock().unwrap().clone())
+}
+
+/// Two roots named `root0` and `root1`, each made by `node`.
+fn two_roots(system: &ActorSystem, node: impl Fn() -> Behavior<u64>) -> Vec<ActorRef<u64>> {
+    (0..2)
+        .map(|r| system.spawn(node(), &format!("root{r}")).unwrap())
+        .collect()
+}
+
+/// `log` holds one `PostStop` for each of 80 actors, each child's before its parent's.
+fn eighty_post_stops(log: &Log, why: &str) -> Result<(), String> {
+    let log = log.lock().unwrap().clone();
+    if log.len() != 80 || log.iter().collect::<HashSet<_>>().len() != 80 {
+        return Err(format!("{} PostStop for 80 actors{why}", log.len()));
+    }
+    post_stop_order(&log)
+}
+
+/// A channel whose receiving task keeps every ref sent to it (and answers how many).
+fn keeper() -> (
+    tokio::sync::mpsc::UnboundedSender<ActorRef<u64>>,
+    tokio::task::JoinHandle<usize>,
+) {
+    let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<ActorRef<u64>>();
+    let keeper = tokio::spawn(async move {
+        let mut refs = Vec::new();
+        while let Some(r) = kept.recv().await {
+            refs.push(r);
+        }
+        refs.len()
+    });
+    (keep, keeper)
+}
+
+/// On every number, spawns a grandparent [`counted_leaf`] and tells itself the next one.
+fn spawn_loop(spawned: Arc<AtomicU64>, stopped: Arc<AtomicU64>) -> Receive<u64> {
+    Behaviors::receive(move |ctx, n: u64| {
+        if ctx
+            .spawn_anonymous(counted_leaf(spawned.clone(), stopped.clone(), true))
+            .map(|_: ActorRef<u64>| ())
+            .is_ok()
+        {
+            spawned.fetch_add(1, SeqCst);
+        }
+        ctx.self_ref().tell(n + 1);
+    })
+}
+
 /// A sink that records every `u64` it handles.
 fn recorder(handled: &Shared) -> Behavior<u64> {
     let h = handled.clone();
@@ -366,57 +661,27 @@ fn slow_recorder(handled: &Shared) -> Behavior<u64> {
 // is a dead letter, and each producer's messages are handled in the order sent (S5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s5_s13_s31_producers_across_restarts_lose_nothing_and_keep_order() {
-    repeat("restarts under producers", 25, |i| async move {
-        let system = ActorSystem::new(&format!("restarts-{i}")).unwrap();
+    let what = "restarts under producers";
+    in_systems(what, 25, "restarts", |_, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
-        let h = handled.clone();
-        let strategy = SupervisorStrategy::restart()
-            .with_limit(10_000, Duration::from_secs(60))
-            .unwrap()
-            .with_backoff(Backoff::new(ms(1), ms(4), 0.2).unwrap());
+        let backoff = Backoff::new(ms(1), ms(4), 0.2).unwrap();
         let actor: ActorRef<u64> = system
-            .spawn(
-                Behaviors::supervise(Behaviors::receive_message(
-                    move |v: u64| -> Result<(), Boom> {
-                        h.lock().unwrap().push(v);
-                        if seq_of(v) % 50 == 49 {
-                            return Err(Boom);
-                        }
-                        Ok(())
-                    },
-                ))
-                .on_failure::<Boom>(strategy),
-                "worker",
-            )
+            .spawn(failing_recorder(&handled, 50, backoff), "worker")
             .unwrap();
-        let outcome: Result<(), String> = async {
-            let a = actor.clone();
-            produce(4, 400, move |v| a.tell(v)).await;
-            let expected = all(4, 400);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/worker"),
-            )
-            .await;
-            let got = snapshot(&handled);
-            account(&expected, &got, &values(&found))?;
-            if !found.is_empty() {
-                return Err(format!(
-                    "{} dead letters for an actor that only restarted",
-                    found.len()
-                ));
-            }
-            fifo(&got)?;
-            if letters.lost() != 0 {
-                return Err(format!("the subscription lost {}", letters.lost()));
-            }
-            Ok(())
+        let a = actor.clone();
+        produce(4, 400, move |v| a.tell(v)).await;
+        let expected = all(4, 400);
+        let (got, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/worker")).await?;
+        if !found.is_empty() {
+            return Err(format!(
+                "{} dead letters for an actor that only restarted",
+                found.len()
+            ));
         }
-        .await;
-        finish(&system, outcome).await
+        fifo(&got)?;
+        lost_nothing(&letters)
     })
     .await;
 }
@@ -427,8 +692,8 @@ async fn s5_s13_s31_producers_across_restarts_lose_nothing_and_keep_order() {
 // `RecipientStopped` dead letter, exactly once; a tell after the stop is a letter too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s31_producers_racing_a_stop_handle_or_letter_each_message_once() {
-    repeat("stop under producers", 100, |i| async move {
-        let system = ActorSystem::new(&format!("stop-race-{i}")).unwrap();
+    let what = "stop under producers";
+    in_systems(what, 100, "stop-race", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
@@ -450,38 +715,21 @@ async fn s31_producers_racing_a_stop_handle_or_letter_each_message_once() {
             .unwrap();
         let mut probe = TestProbe::<u64>::new(&system);
         probe.watch(&actor);
-        let outcome: Result<(), String> = async {
-            let stopper = (!self_stop).then(|| {
-                let (system, actor, handled) = (system.clone(), actor.clone(), handled.clone());
-                tokio::spawn(async move {
-                    let ok = wait_for("k handled", || len(&handled) >= k as usize).await;
-                    system.stop(&actor).unwrap();
-                    ok
-                })
-            });
-            let a = actor.clone();
-            produce(4, 300, move |v| a.tell(v)).await;
-            if let Some(stopper) = stopper {
-                stopper.await.unwrap()?;
-            }
-            probe.expect_terminated(&actor, T).await;
-            actor.tell(enc(9, 0));
-            let mut expected = all(4, 300);
-            expected.push(enc(9, 0));
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/target"),
-            )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            fifo(&snapshot(&handled))?;
-            Ok(())
+        let stopper =
+            (!self_stop).then(|| stop_when_handled(&system, &actor, &handled, k as usize));
+        let a = actor.clone();
+        produce(4, 300, move |v| a.tell(v)).await;
+        if let Some(stopper) = stopper {
+            stopper.await.unwrap()?;
         }
-        .await;
-        finish(&system, outcome).await
+        probe.expect_terminated(&actor, T).await;
+        actor.tell(enc(9, 0));
+        let mut expected = all(4, 300);
+        expected.push(enc(9, 0));
+        let (got, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/target")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        fifo(&got)
     })
     .await;
 }
@@ -492,8 +740,8 @@ async fn s31_producers_racing_a_stop_handle_or_letter_each_message_once() {
 // exactly once, including tells made after the system has terminated.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s19_s31_producers_racing_terminate_handle_or_letter_each_message_once() {
-    repeat("terminate under producers", 60, |i| async move {
-        let system = ActorSystem::new(&format!("term-race-{i}")).unwrap();
+    let what = "terminate under producers";
+    in_systems(what, 60, "term-race", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let targets: Vec<ActorRef<u64>> = (0..3)
@@ -504,118 +752,83 @@ async fn s19_s31_producers_racing_terminate_handle_or_letter_each_message_once()
             let (system, handled) = (system.clone(), handled.clone());
             tokio::spawn(async move {
                 let ok = wait_for("k handled", || len(&handled) >= k).await;
-                timeout(T, system.terminate())
-                    .await
-                    .map_err(|_| "terminate hung".to_string())?;
+                terminate_within(&system, "terminate hung").await?;
                 ok
             })
         };
-        let outcome: Result<(), String> = async {
-            let ts = targets.clone();
-            produce(3, 300, move |v| ts[(seq_of(v) % 3) as usize].tell(v)).await;
-            terminator.await.unwrap()?;
-            if system.live_actors() != 0 {
-                return Err(format!(
-                    "{} live actors after terminate returned",
-                    system.live_actors()
-                ));
-            }
-            for (j, t) in targets.iter().enumerate() {
-                t.tell(enc(9, j as u64));
-            }
-            let mut expected = all(3, 300);
-            expected.extend((0..3).map(|j| enc(9, j)));
-            let found = settle(&mut letters, &handled, expected.len(), u64_under("/user/t")).await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            Ok(())
+        let ts = targets.clone();
+        produce(3, 300, move |v| ts[(seq_of(v) % 3) as usize].tell(v)).await;
+        terminator.await.unwrap()?;
+        no_live_actors(&system, " after terminate returned")?;
+        for (j, t) in targets.iter().enumerate() {
+            t.tell(enc(9, j as u64));
         }
-        .await;
-        finish(&system, outcome).await
+        let mut expected = all(3, 300);
+        expected.extend((0..3).map(|j| enc(9, j)));
+        let (_, found) = accounted(&mut letters, &handled, &expected, u64_under("/user/t")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)
     })
     .await;
 }
 
-/// Four producers tell a sink of capacity 8 under `strategy`; what was handled and
-/// what the strategy dropped (each with `reason`) add up, exactly once, and what was
-/// handled kept each producer's order.
+/// `n` times: four producers tell a sink of capacity 8 under `strategy`; what was
+/// handled and what the strategy dropped (each with `reason`) add up, exactly once,
+/// and what was handled kept each producer's order.
 async fn bounded_run(
+    what: &str,
+    n: usize,
     name: &str,
-    i: usize,
     strategy: OverflowStrategy,
     reason: DeadLetterReason,
-) -> Result<(), String> {
-    let system = ActorSystem::new(&format!("{name}-{i}")).unwrap();
-    let mut letters = dead_letters(&system);
-    let handled = shared();
-    let mailbox = MailboxConfig::bounded(8, strategy).unwrap();
-    let behavior: Behavior<u64> = if strategy == OverflowStrategy::Fail {
-        Behaviors::supervise(slow_recorder(&handled))
-            .on_failure::<MailboxOverflow>(
-                SupervisorStrategy::restart()
-                    .with_limit(100_000, Duration::from_secs(60))
-                    .unwrap(),
-            )
-            .into()
-    } else {
-        slow_recorder(&handled)
-    };
-    let sink = system.spawn_with(behavior, "sink", mailbox).unwrap();
-    let outcome: Result<(), String> = async {
-        let s = sink.clone();
-        produce(4, 500, move |v| s.tell(v)).await;
-        let expected = all(4, 500);
-        let found = settle(
-            &mut letters,
-            &handled,
-            expected.len(),
-            u64_under("/user/sink"),
-        )
-        .await;
-        let got = snapshot(&handled);
-        account(&expected, &got, &values(&found))?;
-        reasons(&found, &reason)?;
-        fifo(&got)?;
-        if got.is_empty() {
-            return Err("nothing was handled".into());
+) {
+    in_systems(what, n, name, |_, system| {
+        let reason = reason.clone();
+        async move {
+            let mut letters = dead_letters(&system);
+            let handled = shared();
+            let mailbox = MailboxConfig::bounded(8, strategy).unwrap();
+            let behavior: Behavior<u64> = if strategy == OverflowStrategy::Fail {
+                Behaviors::supervise(slow_recorder(&handled))
+                    .on_failure::<MailboxOverflow>(
+                        SupervisorStrategy::restart()
+                            .with_limit(100_000, Duration::from_secs(60))
+                            .unwrap(),
+                    )
+                    .into()
+            } else {
+                slow_recorder(&handled)
+            };
+            let sink = system.spawn_with(behavior, "sink", mailbox).unwrap();
+            let s = sink.clone();
+            produce(4, 500, move |v| s.tell(v)).await;
+            let expected = all(4, 500);
+            let (got, found) =
+                accounted(&mut letters, &handled, &expected, u64_under("/user/sink")).await?;
+            reasons(&found, &reason)?;
+            fifo(&got)?;
+            if got.is_empty() {
+                return Err("nothing was handled".into());
+            }
+            lost_nothing(&letters)
         }
-        if letters.lost() != 0 {
-            return Err(format!("the subscription lost {}", letters.lost()));
-        }
-        Ok(())
-    }
+    })
     .await;
-    finish(&system, outcome).await
 }
 
 // S29 + S31: drop-new under four producers: "Refuse the new message: it becomes a
 // dead letter (MailboxFull); what is queued stays."
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s29_s31_drop_new_under_producers_accounts_every_message() {
-    repeat("drop-new", 10, |i| {
-        bounded_run(
-            "drop-new",
-            i,
-            OverflowStrategy::DropNew,
-            DeadLetterReason::MailboxFull,
-        )
-    })
-    .await;
+    let (strategy, reason) = (OverflowStrategy::DropNew, DeadLetterReason::MailboxFull);
+    bounded_run("drop-new", 10, "drop-new", strategy, reason).await;
 }
 
 // S29 + S31: drop-oldest under four producers: the oldest queued message is pushed
 // out as a `PushedOut` dead letter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s29_s31_drop_oldest_under_producers_accounts_every_message() {
-    repeat("drop-oldest", 10, |i| {
-        bounded_run(
-            "drop-oldest",
-            i,
-            OverflowStrategy::DropOldest,
-            DeadLetterReason::PushedOut,
-        )
-    })
-    .await;
+    let (strategy, reason) = (OverflowStrategy::DropOldest, DeadLetterReason::PushedOut);
+    bounded_run("drop-oldest", 10, "drop-oldest", strategy, reason).await;
 }
 
 // S29 + S31 + S14: fail under four producers, restarted by supervision: "Refuse the
@@ -624,15 +837,8 @@ async fn s29_s31_drop_oldest_under_producers_accounts_every_message() {
 // everything else handled.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s29_s31_fail_with_restart_under_producers_accounts_every_message() {
-    repeat("fail+restart", 10, |i| {
-        bounded_run(
-            "fail-restart",
-            i,
-            OverflowStrategy::Fail,
-            DeadLetterReason::MailboxFull,
-        )
-    })
-    .await;
+    let (strategy, reason) = (OverflowStrategy::Fail, DeadLetterReason::MailboxFull);
+    bounded_run("fail+restart", 10, "fail-restart", strategy, reason).await;
 }
 
 // S30 + S5: four producers `offer` into a mailbox of capacity 4: each offer resolves
@@ -641,51 +847,20 @@ async fn s29_s31_fail_with_restart_under_producers_accounts_every_message() {
 // wait").
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_s5_offers_from_many_producers_all_arrive_in_order() {
-    repeat("offers", 10, |i| async move {
-        let system = ActorSystem::new(&format!("offers-{i}")).unwrap();
+    in_systems("offers", 10, "offers", |_, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
-        let sink = system
-            .spawn_with(
-                slow_recorder(&handled),
-                "sink",
-                MailboxConfig::bounded(4, OverflowStrategy::DropNew).unwrap(),
-            )
-            .unwrap();
-        let outcome: Result<(), String> = async {
-            let refused = shared();
-            let mut tasks = JoinSet::new();
-            for p in 0..4 {
-                let (sink, refused) = (sink.clone(), refused.clone());
-                tasks.spawn(async move {
-                    for s in 0..300 {
-                        match timeout(T, sink.offer(enc(p, s))).await {
-                            Ok(true) => {}
-                            _ => refused.lock().unwrap().push(enc(p, s)),
-                        }
-                    }
-                });
-            }
-            while let Some(done) = tasks.join_next().await {
-                done.unwrap();
-            }
-            if len(&refused) != 0 {
-                return Err(format!("{} offers refused or hung", len(&refused)));
-            }
-            let expected = all(4, 300);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/sink"),
-            )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            fifo(&snapshot(&handled))?;
-            Ok(())
+        let sink = slow_sink(&system, &handled, 4);
+        let (mut tasks, refused, hung) = offerers(&sink, 4, 300, T);
+        join_all(&mut tasks).await;
+        let not_true = len(&refused) + len(&hung);
+        if not_true != 0 {
+            return Err(format!("{not_true} offers refused or hung"));
         }
-        .await;
-        finish(&system, outcome).await
+        let expected = all(4, 300);
+        let (got, _) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/sink")).await?;
+        fifo(&got)
     })
     .await;
 }
@@ -696,71 +871,30 @@ async fn s30_s5_offers_from_many_producers_all_arrive_in_order() {
 // handled or a `RecipientStopped` letter, a `false` is a letter; exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_s31_offers_racing_a_stop_resolve_and_account_every_message() {
-    repeat("offers vs stop", 60, |i| async move {
-        let system = ActorSystem::new(&format!("offer-stop-{i}")).unwrap();
+    in_systems("offers vs stop", 60, "offer-stop", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
-        let sink = system
-            .spawn_with(
-                slow_recorder(&handled),
-                "sink",
-                MailboxConfig::bounded(2, OverflowStrategy::DropNew).unwrap(),
-            )
-            .unwrap();
+        let sink = slow_sink(&system, &handled, 2);
         let k = (i * 29) % 400;
-        let outcome: Result<(), String> = async {
-            let refused = shared();
-            let hung = shared();
-            let mut tasks = JoinSet::new();
-            for p in 0..4 {
-                let (sink, refused, hung) = (sink.clone(), refused.clone(), hung.clone());
-                tasks.spawn(async move {
-                    for s in 0..200 {
-                        match timeout(T, sink.offer(enc(p, s))).await {
-                            Ok(true) => {}
-                            Ok(false) => refused.lock().unwrap().push(enc(p, s)),
-                            Err(_) => hung.lock().unwrap().push(enc(p, s)),
-                        }
-                    }
-                });
-            }
-            wait_for("k handled", || len(&handled) >= k).await?;
-            system.stop(&sink).unwrap();
-            while let Some(done) = tasks.join_next().await {
-                done.unwrap();
-            }
-            if len(&hung) != 0 {
-                return Err(format!(
-                    "{} offers did not resolve within {T:?}",
-                    len(&hung)
-                ));
-            }
-            let expected = all(4, 200);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/sink"),
-            )
-            .await;
-            let lettered = values(&found);
-            account(&expected, &snapshot(&handled), &lettered)?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            let lettered: HashSet<u64> = lettered.into_iter().collect();
-            let unlettered: Vec<String> = snapshot(&refused)
-                .into_iter()
-                .filter(|v| !lettered.contains(v))
-                .map(show)
-                .collect();
-            if !unlettered.is_empty() {
-                return Err(format!(
-                    "refused offers that are not dead letters: {unlettered:?}"
-                ));
-            }
-            Ok(())
+        let (mut tasks, refused, hung) = offerers(&sink, 4, 200, T);
+        wait_for("k handled", || len(&handled) >= k).await?;
+        system.stop(&sink).unwrap();
+        join_all(&mut tasks).await;
+        none_hung(&hung, &format!("did not resolve within {T:?}"))?;
+        let expected = all(4, 200);
+        let (_, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/sink")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        let unlettered: Vec<String> = refused_are_letters(&refused, &found)
+            .into_iter()
+            .map(show)
+            .collect();
+        if !unlettered.is_empty() {
+            return Err(format!(
+                "refused offers that are not dead letters: {unlettered:?}"
+            ));
         }
-        .await;
-        finish(&system, outcome).await
+        Ok(())
     })
     .await;
 }
@@ -770,60 +904,38 @@ async fn s30_s31_offers_racing_a_stop_resolve_and_account_every_message() {
 // (OfferTimedOut)". A `true` is handled, a `false` is one `OfferTimedOut` letter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_s31_offer_within_timeouts_are_lettered_exactly_once() {
-    repeat("offer_within", 6, |i| async move {
-        let system = ActorSystem::new(&format!("offer-within-{i}")).unwrap();
+    in_systems("offer_within", 6, "offer-within", |_, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
-        let sink = system
-            .spawn_with(
-                slow_recorder(&handled),
-                "sink",
-                MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
-            )
-            .unwrap();
-        let outcome: Result<(), String> = async {
-            let refused = shared();
-            let mut tasks = JoinSet::new();
-            for p in 0..4 {
-                let (sink, refused) = (sink.clone(), refused.clone());
-                tasks.spawn(async move {
-                    for s in 0..150_u64 {
-                        let within = Duration::from_micros((s * 37 + p * 11) % 1500);
-                        if !sink.offer_within(enc(p, s), within).await {
-                            refused.lock().unwrap().push(enc(p, s));
-                        }
+        let sink = slow_sink(&system, &handled, 1);
+        let refused = shared();
+        let mut tasks = JoinSet::new();
+        for p in 0..4 {
+            let (sink, refused) = (sink.clone(), refused.clone());
+            tasks.spawn(async move {
+                for s in 0..150_u64 {
+                    let within = Duration::from_micros((s * 37 + p * 11) % 1500);
+                    if !sink.offer_within(enc(p, s), within).await {
+                        refused.lock().unwrap().push(enc(p, s));
                     }
-                });
-            }
-            timeout(T, async {
-                while let Some(done) = tasks.join_next().await {
-                    done.unwrap();
                 }
-            })
+            });
+        }
+        timeout(T, join_all(&mut tasks))
             .await
             .map_err(|_| "the offers did not finish".to_string())?;
-            let expected = all(4, 150);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/sink"),
-            )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::OfferTimedOut)?;
-            if found.len() != len(&refused) {
-                return Err(format!(
-                    "{} offers said false, {} letters",
-                    len(&refused),
-                    found.len()
-                ));
-            }
-            fifo(&snapshot(&handled))?;
-            Ok(())
+        let expected = all(4, 150);
+        let (got, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/sink")).await?;
+        reasons(&found, &DeadLetterReason::OfferTimedOut)?;
+        if found.len() != len(&refused) {
+            return Err(format!(
+                "{} offers said false, {} letters",
+                len(&refused),
+                found.len()
+            ));
         }
-        .await;
-        finish(&system, outcome).await
+        fifo(&got)
     })
     .await;
 }
@@ -882,8 +994,7 @@ fn ready(stash: StashBuffer<Work>, handled: Shared) -> Behavior<Work> {
 // producer's messages in the order sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s27_s5_stash_cycles_under_producers_keep_per_sender_order() {
-    repeat("stash cycles", 30, |i| async move {
-        let system = ActorSystem::new(&format!("stash-cycles-{i}")).unwrap();
+    in_systems("stash cycles", 30, "stash-cycles", |_, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
@@ -893,36 +1004,23 @@ async fn s27_s5_stash_cycles_under_producers_keep_per_sender_order() {
                 "cycler",
             )
             .unwrap();
-        let outcome: Result<(), String> = async {
-            let toggler = {
-                let actor = actor.clone();
-                tokio::spawn(async move {
-                    for t in 0..21 {
-                        actor.tell(Work::Toggle);
-                        for _ in 0..(t % 7) * 5 {
-                            yield_now().await;
-                        }
-                    }
-                })
-            };
-            let a = actor.clone();
-            produce(4, 400, move |v| a.tell(Work::Item(v))).await;
-            toggler.await.unwrap();
-            let expected = all(4, 400);
-            let found = settle(&mut letters, &handled, expected.len(), work_item).await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            if !found.is_empty() {
-                return Err(format!(
-                    "{} dead letters: {:?}",
-                    found.len(),
-                    &found[..found.len().min(5)]
-                ));
-            }
-            fifo(&snapshot(&handled))?;
-            Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
+        let toggler = {
+            let actor = actor.clone();
+            tokio::spawn(async move {
+                for t in 0..21 {
+                    actor.tell(Work::Toggle);
+                    turns((t % 7) * 5).await;
+                }
+            })
+        };
+        let a = actor.clone();
+        produce(4, 400, move |v| a.tell(Work::Item(v))).await;
+        toggler.await.unwrap();
+        let expected = all(4, 400);
+        let (got, found) = accounted(&mut letters, &handled, &expected, work_item).await?;
+        none(&found, "dead letters", 5)?;
+        fifo(&got)?;
+        Ok(())
     })
     .await;
 }
@@ -935,8 +1033,8 @@ async fn s27_s5_stash_cycles_under_producers_keep_per_sender_order() {
 // producer's order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s14_s27_s31_a_restart_discards_the_stash_under_producers_and_loses_nothing_else() {
-    repeat("restart discards stash", 40, |i| async move {
-        let system = ActorSystem::new(&format!("stash-restart-{i}")).unwrap();
+    let what = "restart discards stash";
+    in_systems(what, 40, "stash-restart", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
@@ -949,32 +1047,23 @@ async fn s14_s27_s31_a_restart_discards_the_stash_under_producers_and_loses_noth
                 "stasher",
             )
             .unwrap();
-        let outcome: Result<(), String> = async {
-            let controller = {
-                let actor = actor.clone();
-                tokio::spawn(async move {
-                    for _ in 0..(i % 5) * 20 {
-                        yield_now().await;
-                    }
-                    actor.tell(Work::Fail);
-                    for _ in 0..(i % 3) * 20 {
-                        yield_now().await;
-                    }
-                    actor.tell(Work::Toggle);
-                })
-            };
-            let a = actor.clone();
-            produce(4, 300, move |v| a.tell(Work::Item(v))).await;
-            controller.await.unwrap();
-            let expected = all(4, 300);
-            let found = settle(&mut letters, &handled, expected.len(), work_item).await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::StashDiscarded)?;
-            fifo(&snapshot(&handled))?;
-            Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
+        let controller = {
+            let actor = actor.clone();
+            tokio::spawn(async move {
+                turns((i % 5) * 20).await;
+                actor.tell(Work::Fail);
+                turns((i % 3) * 20).await;
+                actor.tell(Work::Toggle);
+            })
+        };
+        let a = actor.clone();
+        produce(4, 300, move |v| a.tell(Work::Item(v))).await;
+        controller.await.unwrap();
+        let expected = all(4, 300);
+        let (got, found) = accounted(&mut letters, &handled, &expected, work_item).await?;
+        reasons(&found, &DeadLetterReason::StashDiscarded)?;
+        fifo(&got)?;
+        Ok(())
     })
     .await;
 }
@@ -993,12 +1082,12 @@ enum Busy {
 // handled once; each watched actor's `Terminated` comes exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s4_s18_one_message_at_a_time_with_async_handlers_and_terminations() {
-    repeat("one at a time", 15, |i| async move {
-        let system = ActorSystem::new(&format!("one-at-a-time-{i}")).unwrap();
+    let what = "one at a time";
+    in_systems(what, 15, "one-at-a-time", |_, system| async move {
         let handled = shared();
         let inside = Arc::new(AtomicBool::new(false));
         let overlaps = Arc::new(AtomicU64::new(0));
-        let ended: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+        let ended = log();
         let (h, ins, ov) = (handled.clone(), inside.clone(), overlaps.clone());
         let (ins2, ov2, e2) = (inside.clone(), overlaps.clone(), ended.clone());
         let busy: ActorRef<Busy> = system
@@ -1026,51 +1115,42 @@ async fn s4_s18_one_message_at_a_time_with_async_handlers_and_terminations() {
                 "busy",
             )
             .unwrap();
-        let outcome: Result<(), String> = async {
-            let targets: Vec<ActorRef<u64>> = (0..40)
-                .map(|j| {
-                    system
-                        .spawn(Behaviors::ignore::<u64>(), &format!("w{j}"))
-                        .unwrap()
-                })
-                .collect();
-            let stopper = {
-                let (system, targets, busy) = (system.clone(), targets.clone(), busy.clone());
-                tokio::spawn(async move {
-                    for (j, t) in targets.iter().enumerate() {
-                        busy.tell(Busy::Watch(t.clone()));
-                        for _ in 0..j % 4 {
-                            yield_now().await;
-                        }
-                        system.stop(t).unwrap();
-                    }
-                })
-            };
-            let b = busy.clone();
-            produce(4, 250, move |v| b.tell(Busy::Item(v))).await;
-            stopper.await.unwrap();
-            wait_for("every item handled", || len(&handled) >= 1000).await?;
-            wait_for("every Terminated", || ended.lock().unwrap().len() >= 40).await?;
-            sleep(ms(30)).await; // a window for a duplicate to show
-            account(&all(4, 250), &snapshot(&handled), &[])?;
-            fifo(&snapshot(&handled))?;
-            let ended = ended.lock().unwrap().clone();
-            let distinct: HashSet<&String> = ended.iter().collect();
-            if ended.len() != 40 || distinct.len() != 40 {
-                return Err(format!(
-                    "{} Terminated for 40 watched actors ({} distinct)",
-                    ended.len(),
-                    distinct.len()
-                ));
-            }
-            let overlaps = overlaps.load(SeqCst);
-            if overlaps != 0 {
-                return Err(format!("{overlaps} handler runs overlapped another"));
-            }
-            Ok(())
+        let targets: Vec<ActorRef<u64>> = (0..40)
+            .map(|j| {
+                system
+                    .spawn(Behaviors::ignore::<u64>(), &format!("w{j}"))
+                    .unwrap()
+            })
+            .collect();
+        let stopper = {
+            let (system, targets, busy) = (system.clone(), targets.clone(), busy.clone());
+            tokio::spawn(async move {
+                for (j, t) in targets.iter().enumerate() {
+                    busy.tell(Busy::Watch(t.clone()));
+                    turns(j % 4).await;
+                    system.stop(t).unwrap();
+                }
+            })
+        };
+        let b = busy.clone();
+        produce(4, 250, move |v| b.tell(Busy::Item(v))).await;
+        stopper.await.unwrap();
+        wait_for("every item handled", || len(&handled) >= 1000).await?;
+        wait_for("every Terminated", || ended.lock().unwrap().len() >= 40).await?;
+        sleep(ms(30)).await; // a window for a duplicate to show
+        let got = snapshot(&handled);
+        account(&all(4, 250), &got, &[])?;
+        fifo(&got)?;
+        let ended = ended.lock().unwrap().clone();
+        let distinct: HashSet<&String> = ended.iter().collect();
+        if ended.len() != 40 || distinct.len() != 40 {
+            return Err(format!(
+                "{} Terminated for 40 watched actors ({} distinct)",
+                ended.len(),
+                distinct.len()
+            ));
         }
-        .await;
-        finish(&system, outcome).await
+        no_overlaps(&overlaps, "")
     })
     .await;
 }
@@ -1103,6 +1183,27 @@ impl Ticket {
     }
 }
 
+/// Eight tasks, each asking `ticket` `per` times through `ask`; each answers its outcomes.
+fn take_askers<X, F, Fut>(ticket: &ActorRef<TicketMsg>, per: usize, ask: F) -> JoinSet<Vec<X>>
+where
+    X: Send + 'static,
+    F: Fn(ActorRef<TicketMsg>) -> Fut + Send + Copy + 'static,
+    Fut: Future<Output = X> + Send,
+{
+    let mut tasks = JoinSet::new();
+    for _ in 0..8 {
+        let ticket = ticket.clone();
+        tasks.spawn(async move {
+            let mut out = Vec::new();
+            for _ in 0..per {
+                out.push(ask(ticket.clone()).await);
+            }
+            out
+        });
+    }
+    tasks
+}
+
 // S4 + S21: eight tasks ask one actor 100 times each, concurrently: its state needs no
 // lock, so the answers are exactly 1..=800, each once. Then `Seal` answers with
 // `ReplyThen::stop`: once the asker has the answer, the handler that sent it is over
@@ -1117,17 +1218,11 @@ async fn s4_replies_are_serial_and_a_reply_then_stop_cannot_be_overtaken() {
             let mut letters = dead_letters(&system);
             let name = format!("ticket-{i}");
             let ticket = system.spawn(Ticket::default(), &name).unwrap();
-            let mut tasks = JoinSet::new();
-            for _ in 0..8 {
-                let ticket = ticket.clone();
-                tasks.spawn(async move {
-                    let mut got = Vec::new();
-                    for _ in 0..100 {
-                        got.push(ticket.ask(Take).timeout(T).await);
-                    }
-                    got
-                });
-            }
+            let mut tasks = take_askers(
+                &ticket,
+                100,
+                |t| async move { t.ask(Take).timeout(T).await },
+            );
             let mut answers = Vec::new();
             while let Some(done) = tasks.join_next().await {
                 for answer in done.unwrap() {
@@ -1185,72 +1280,50 @@ async fn s4_replies_are_serial_and_a_reply_then_stop_cannot_be_overtaken() {
 // once ("even if it stopped before the watch").
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s18_a_watch_racing_a_stop_hears_terminated_exactly_once() {
-    repeat("watch vs stop", 150, |i| async move {
-        let system = ActorSystem::new(&format!("watch-race-{i}")).unwrap();
-        let heard: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-        let outcome: Result<(), String> = async {
-            let targets: Vec<ActorRef<u64>> = (0..10)
-                .map(|j| {
-                    system
-                        .spawn(
-                            Behaviors::receive_message(|_: u64| Behaviors::stopped()),
-                            &format!("t{j}"),
-                        )
-                        .unwrap()
-                })
-                .collect();
-            let stopper = {
-                let (system, targets) = (system.clone(), targets.clone());
-                tokio::spawn(async move {
-                    for (j, t) in targets.iter().enumerate() {
-                        for _ in 0..(i + j) % 3 {
-                            yield_now().await;
-                        }
-                        if j % 2 == 0 {
-                            system.stop(t).unwrap();
-                        } else {
-                            t.tell(0_u64);
-                        }
-                    }
-                })
-            };
-            for (j, t) in targets.iter().enumerate() {
-                let (t, heard) = (t.clone(), heard.clone());
+    in_systems("watch vs stop", 150, "watch-race", |i, system| async move {
+        let heard = log();
+        let targets: Vec<ActorRef<u64>> = (0..10)
+            .map(|j| {
                 system
                     .spawn(
-                        Behaviors::setup(move |ctx| {
-                            ctx.watch(&t);
-                            let heard = heard.clone();
-                            Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
-                                if let Signal::Terminated(ended) = signal {
-                                    heard
-                                        .lock()
-                                        .unwrap()
-                                        .push(ended.actor().path().name().to_string());
-                                }
-                            })
-                        }),
-                        &format!("w{j}"),
+                        Behaviors::receive_message(|_: u64| Behaviors::stopped()),
+                        &format!("t{j}"),
                     )
-                    .unwrap();
-            }
-            stopper.await.unwrap();
-            wait_for("ten Terminated", || heard.lock().unwrap().len() >= 10).await?;
-            sleep(ms(20)).await; // a window for a duplicate to show
-            let mut got = heard.lock().unwrap().clone();
-            got.sort();
-            let want: Vec<String> = {
-                let mut w: Vec<String> = (0..10).map(|j| format!("t{j}")).collect();
-                w.sort();
-                w
-            };
-            if got != want {
-                return Err(format!("Terminated heard: {got:?}"));
-            }
-            Ok(())
+                    .unwrap()
+            })
+            .collect();
+        let stopper = {
+            let (system, targets) = (system.clone(), targets.clone());
+            tokio::spawn(async move {
+                for (j, t) in targets.iter().enumerate() {
+                    turns((i + j) % 3).await;
+                    if j % 2 == 0 {
+                        system.stop(t).unwrap();
+                    } else {
+                        t.tell(0_u64);
+                    }
+                }
+            })
+        };
+        for (j, t) in targets.iter().enumerate() {
+            let named = |ended: &Terminated| ended.actor().path().name().to_string();
+            let watcher = terminated_recorder(t.clone(), heard.clone(), named);
+            system.spawn(watcher, &format!("w{j}")).unwrap();
         }
-        .await;
-        finish(&system, outcome).await
+        stopper.await.unwrap();
+        wait_for("ten Terminated", || heard.lock().unwrap().len() >= 10).await?;
+        sleep(ms(20)).await; // a window for a duplicate to show
+        let mut got = heard.lock().unwrap().clone();
+        got.sort();
+        let want: Vec<String> = {
+            let mut w: Vec<String> = (0..10).map(|j| format!("t{j}")).collect();
+            w.sort();
+            w
+        };
+        if got != want {
+            return Err(format!("Terminated heard: {got:?}"));
+        }
+        Ok(())
     })
     .await;
 }
@@ -1267,72 +1340,68 @@ enum Wu {
 // after, never twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s18_unwatch_racing_a_stop_never_hears_terminated_afterwards() {
-    repeat("unwatch vs stop", 150, |i| async move {
-        let system = ActorSystem::new(&format!("unwatch-race-{i}")).unwrap();
-        let outcome: Result<(), String> = async {
-            let mut logs = Vec::new();
-            let mut pairs = Vec::new();
-            for j in 0..8 {
-                let target: ActorRef<u64> = system
-                    .spawn(Behaviors::ignore::<u64>(), &format!("t{j}"))
-                    .unwrap();
-                let log: Arc<Mutex<Vec<&'static str>>> = Arc::new(Mutex::new(Vec::new()));
-                let (t, l) = (target.clone(), log.clone());
-                let watcher: ActorRef<Wu> = system
-                    .spawn(
-                        Behaviors::setup(move |ctx| {
-                            ctx.watch(&t);
-                            let (t, l, l2) = (t.clone(), l.clone(), l.clone());
-                            Behaviors::receive(move |ctx, m: Wu| match m {
-                                Wu::Unwatch => {
-                                    ctx.unwatch(&t);
-                                    l.lock().unwrap().push("unwatched");
-                                }
-                                Wu::Ping(to) => to.tell(1),
-                            })
-                            .on_signal(move |_, signal| {
-                                if let Signal::Terminated(_) = signal {
-                                    l2.lock().unwrap().push("terminated");
-                                }
-                            })
-                        }),
-                        &format!("w{j}"),
-                    )
-                    .unwrap();
-                logs.push(log);
-                pairs.push((target, watcher));
-            }
-            let mut probe = TestProbe::<u64>::new(&system);
-            let mut ends = Vec::new();
-            for (j, (target, watcher)) in pairs.iter().enumerate() {
-                let end = TestProbe::<u64>::new(&system);
-                end.watch(target);
-                ends.push(end);
-                if (i + j) % 2 == 0 {
-                    watcher.tell(Wu::Unwatch);
-                    system.stop(target).unwrap();
-                } else {
-                    system.stop(target).unwrap();
-                    watcher.tell(Wu::Unwatch);
-                }
-            }
-            for ((target, watcher), end) in pairs.iter().zip(&mut ends) {
-                end.expect_terminated(target, T).await;
-                watcher.tell(Wu::Ping(probe.actor_ref().clone()));
-                probe.expect_message(T).await;
-            }
-            sleep(ms(20)).await; // a window for a late Terminated to show
-            for (j, log) in logs.iter().enumerate() {
-                let log = log.lock().unwrap().clone();
-                let fine = log == ["unwatched"] || log == ["terminated", "unwatched"];
-                if !fine {
-                    return Err(format!("watcher w{j} saw {log:?}"));
-                }
-            }
-            Ok(())
+    let what = "unwatch vs stop";
+    in_systems(what, 150, "unwatch-race", |i, system| async move {
+        let mut logs = Vec::new();
+        let mut pairs = Vec::new();
+        for j in 0..8 {
+            let target: ActorRef<u64> = system
+                .spawn(Behaviors::ignore::<u64>(), &format!("t{j}"))
+                .unwrap();
+            let log: Arc<Mutex<Vec<&'static str>>> = Arc::new(Mutex::new(Vec::new()));
+            let (t, l) = (target.clone(), log.clone());
+            let watcher: ActorRef<Wu> = system
+                .spawn(
+                    Behaviors::setup(move |ctx| {
+                        ctx.watch(&t);
+                        let (t, l, l2) = (t.clone(), l.clone(), l.clone());
+                        Behaviors::receive(move |ctx, m: Wu| match m {
+                            Wu::Unwatch => {
+                                ctx.unwatch(&t);
+                                l.lock().unwrap().push("unwatched");
+                            }
+                            Wu::Ping(to) => to.tell(1),
+                        })
+                        .on_signal(move |_, signal| {
+                            if let Signal::Terminated(_) = signal {
+                                l2.lock().unwrap().push("terminated");
+                            }
+                        })
+                    }),
+                    &format!("w{j}"),
+                )
+                .unwrap();
+            logs.push(log);
+            pairs.push((target, watcher));
         }
-        .await;
-        finish(&system, outcome).await
+        let mut probe = TestProbe::<u64>::new(&system);
+        let mut ends = Vec::new();
+        for (j, (target, watcher)) in pairs.iter().enumerate() {
+            let end = TestProbe::<u64>::new(&system);
+            end.watch(target);
+            ends.push(end);
+            if (i + j) % 2 == 0 {
+                watcher.tell(Wu::Unwatch);
+                system.stop(target).unwrap();
+            } else {
+                system.stop(target).unwrap();
+                watcher.tell(Wu::Unwatch);
+            }
+        }
+        for ((target, watcher), end) in pairs.iter().zip(&mut ends) {
+            end.expect_terminated(target, T).await;
+            watcher.tell(Wu::Ping(probe.actor_ref().clone()));
+            probe.expect_message(T).await;
+        }
+        sleep(ms(20)).await; // a window for a late Terminated to show
+        for (j, log) in logs.iter().enumerate() {
+            let log = log.lock().unwrap().clone();
+            let fine = log == ["unwatched"] || log == ["terminated", "unwatched"];
+            if !fine {
+                return Err(format!("watcher w{j} saw {log:?}"));
+            }
+        }
+        Ok(())
     })
     .await;
 }
@@ -1351,14 +1420,7 @@ pub struct Hoard(pub ActorRef<u64>);
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s23_an_ask_racing_its_targets_stop_fails_at_once() {
     let system = ActorSystem::new("ask-race").unwrap();
-    let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<ActorRef<u64>>();
-    let keeper = tokio::spawn(async move {
-        let mut refs = Vec::new();
-        while let Some(r) = kept.recv().await {
-            refs.push(r);
-        }
-        refs.len()
-    });
+    let (keep, keeper) = keeper();
     let mut bad = Vec::new();
     for batch in 0..8_usize {
         let mut tasks = JoinSet::new();
@@ -1391,9 +1453,7 @@ async fn s23_an_ask_racing_its_targets_stop_fails_at_once() {
                     match n % 4 {
                         0 => {}
                         1 => {
-                            for _ in 0..n % 7 {
-                                yield_now().await;
-                            }
+                            turns(n % 7).await;
                         }
                         2 => sleep(ms(1)).await,
                         _ => sleep(ms(2)).await,
@@ -1410,11 +1470,7 @@ async fn s23_an_ask_racing_its_targets_stop_fails_at_once() {
                 }
             });
         }
-        while let Some(done) = tasks.join_next().await {
-            if let Some(why) = done.unwrap() {
-                bad.push(why);
-            }
-        }
+        bad.extend(failures(&mut tasks).await);
     }
     drop(keep);
     timeout(T, system.terminate()).await.unwrap();
@@ -1461,108 +1517,101 @@ fn counted_leaf(
 // `SystemTerminated`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s19_terminate_while_actors_spawn_children_in_a_loop() {
-    repeat("terminate vs spawning", 20, |i| async move {
-        let system = ActorSystem::new(&format!("spawn-loop-{i}")).unwrap();
+    let what = "terminate vs spawning";
+    in_systems(what, 20, "spawn-loop", |i, system| async move {
         let spawned = Arc::new(AtomicU64::new(0));
         let stopped = Arc::new(AtomicU64::new(0));
-        let outcome: Result<(), String> = async {
-            for j in 0..4 {
-                let (sp, st) = (spawned.clone(), stopped.clone());
-                let (sp2, st2) = (spawned.clone(), stopped.clone());
-                let spawner: ActorRef<u64> = system
-                    .spawn(
-                        Behaviors::receive(move |ctx, n: u64| {
-                            if ctx
-                                .spawn_anonymous(counted_leaf(sp.clone(), st.clone(), true))
-                                .map(|_: ActorRef<u64>| ())
-                                .is_ok()
-                            {
-                                sp.fetch_add(1, SeqCst);
-                            }
-                            ctx.self_ref().tell(n + 1);
-                        })
-                        .on_signal(move |_, signal| {
-                            if *signal == Signal::PostStop {
-                                st2.fetch_add(1, SeqCst);
-                            }
-                        }),
-                        &format!("spawner{j}"),
-                    )
-                    .unwrap();
-                sp2.fetch_add(1, SeqCst);
-                spawner.tell(0_u64);
-            }
-            let outside = {
-                let (system, sp, st) = (system.clone(), spawned.clone(), stopped.clone());
-                tokio::spawn(async move {
-                    loop {
-                        match system.spawn_anonymous(counted_leaf(sp.clone(), st.clone(), true)) {
-                            Ok(_) => {
-                                sp.fetch_add(1, SeqCst);
-                            }
-                            Err(SpawnError::SystemTerminated { .. }) => return Ok(()),
-                            Err(other) => return Err(format!("outside spawn: {other:?}")),
+        for j in 0..4 {
+            let st = stopped.clone();
+            let spawner: ActorRef<u64> = system
+                .spawn(
+                    spawn_loop(spawned.clone(), stopped.clone()).on_signal(move |_, signal| {
+                        if *signal == Signal::PostStop {
+                            st.fetch_add(1, SeqCst);
                         }
-                        yield_now().await;
-                    }
-                })
-            };
-            let target = 200 + (i as u64 % 4) * 100;
-            wait_for("actors spawned", || spawned.load(SeqCst) >= target).await?;
-            timeout(T, system.terminate())
-                .await
-                .map_err(|_| "terminate did not finish in 10 s".to_string())?;
-            if system.live_actors() != 0 {
-                return Err(format!(
-                    "live_actors() is {} after terminate returned",
-                    system.live_actors()
-                ));
-            }
-            timeout(T, outside)
-                .await
-                .map_err(|_| "the outside spawner never saw SystemTerminated".to_string())?
-                .unwrap()?;
-            let (sp, st) = (spawned.load(SeqCst), stopped.load(SeqCst));
-            if sp != st {
-                return Err(format!("{sp} actors spawned, {st} saw PostStop"));
-            }
-            match system.spawn(Behaviors::ignore::<u64>(), "late") {
-                Err(SpawnError::SystemTerminated { .. }) => {}
-                other => return Err(format!("a spawn after termination: {other:?}")),
-            }
-            Ok(())
+                    }),
+                    &format!("spawner{j}"),
+                )
+                .unwrap();
+            spawned.fetch_add(1, SeqCst);
+            spawner.tell(0_u64);
         }
-        .await;
-        finish(&system, outcome).await
+        let outside = {
+            let (system, sp, st) = (system.clone(), spawned.clone(), stopped.clone());
+            tokio::spawn(async move {
+                loop {
+                    match system.spawn_anonymous(counted_leaf(sp.clone(), st.clone(), true)) {
+                        Ok(_) => {
+                            sp.fetch_add(1, SeqCst);
+                        }
+                        Err(SpawnError::SystemTerminated { .. }) => return Ok(()),
+                        Err(other) => return Err(format!("outside spawn: {other:?}")),
+                    }
+                    yield_now().await;
+                }
+            })
+        };
+        let target = 200 + (i as u64 % 4) * 100;
+        wait_for("actors spawned", || spawned.load(SeqCst) >= target).await?;
+        terminate_within(&system, "terminate did not finish in 10 s").await?;
+        no_live_actors(&system, " after terminate returned")?;
+        timeout(T, outside)
+            .await
+            .map_err(|_| "the outside spawner never saw SystemTerminated".to_string())?
+            .unwrap()?;
+        let (sp, st) = (spawned.load(SeqCst), stopped.load(SeqCst));
+        if sp != st {
+            return Err(format!("{sp} actors spawned, {st} saw PostStop"));
+        }
+        match system.spawn(Behaviors::ignore::<u64>(), "late") {
+            Err(SpawnError::SystemTerminated { .. }) => {}
+            other => return Err(format!("a spawn after termination: {other:?}")),
+        }
+        Ok(())
     })
     .await;
 }
 
+/// A tree node's `fanout` children `c0`, `c1`, ..., each `node(depth - 1, ...)`; none at 0.
+fn children(
+    ctx: &mut ActorContext<u64>,
+    depth: u32,
+    fanout: u32,
+    log: &Log,
+    node: fn(u32, u32, Log) -> Behavior<u64>,
+) -> Vec<ActorRef<u64>> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    (0..fanout)
+        .map(|k| {
+            ctx.spawn(node(depth - 1, fanout, log.clone()), &format!("c{k}"))
+                .unwrap()
+        })
+        .collect()
+}
+
+/// `receive`, which also logs its actor's path in `log` at `PostStop`.
+fn logging_post_stop(receive: Receive<u64>, log: &Log) -> Receive<u64> {
+    let log = log.clone();
+    receive.on_signal(move |ctx, signal| {
+        if *signal == Signal::PostStop {
+            log.lock().unwrap().push(ctx.path().to_string());
+        }
+    })
+}
+
 /// A node of a tree `depth` levels deep below it, `fanout` children each; each node
 /// forwards every number to all its children, and logs its path at `PostStop`.
-fn tree_node(depth: u32, fanout: u32, log: Arc<Mutex<Vec<String>>>) -> Behavior<u64> {
+fn tree_node(depth: u32, fanout: u32, log: Log) -> Behavior<u64> {
     Behaviors::setup(move |ctx| {
-        let children: Vec<ActorRef<u64>> = if depth == 0 {
-            Vec::new()
-        } else {
-            (0..fanout)
-                .map(|k| {
-                    ctx.spawn(tree_node(depth - 1, fanout, log.clone()), &format!("c{k}"))
-                        .unwrap()
-                })
-                .collect()
-        };
-        let log = log.clone();
-        Behaviors::receive(move |_, n: u64| {
+        let children = children(ctx, depth, fanout, &log, tree_node);
+        let forward = Behaviors::receive(move |_, n: u64| {
             for c in &children {
                 c.tell(n);
             }
-        })
-        .on_signal(move |ctx, signal| {
-            if *signal == Signal::PostStop {
-                log.lock().unwrap().push(ctx.path().to_string());
-            }
-        })
+        });
+        logging_post_stop(forward, &log)
     })
 }
 
@@ -1573,47 +1622,25 @@ fn tree_node(depth: u32, fanout: u32, log: Arc<Mutex<Vec<String>>>) -> Behavior<
 // `live_actors()` is 0 when `terminate` returns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s15_s19_post_stop_is_child_before_parent_under_load() {
-    repeat("post-stop order", 30, |i| async move {
-        let system = ActorSystem::new(&format!("tree-{i}")).unwrap();
-        let log: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-        let outcome: Result<(), String> = async {
-            let roots: Vec<ActorRef<u64>> = (0..2)
-                .map(|r| {
-                    system
-                        .spawn(tree_node(3, 3, log.clone()), &format!("root{r}"))
-                        .unwrap()
-                })
-                .collect();
-            let producers = {
-                let roots = roots.clone();
-                tokio::spawn(async move {
-                    for n in 0..400_u64 {
-                        roots[(n % 2) as usize].tell(n);
-                        if n % 8 == 7 {
-                            yield_now().await;
-                        }
+    in_systems("post-stop order", 30, "tree", |i, system| async move {
+        let log = log();
+        let roots = two_roots(&system, || tree_node(3, 3, log.clone()));
+        let producers = {
+            let roots = roots.clone();
+            tokio::spawn(async move {
+                for n in 0..400_u64 {
+                    roots[(n % 2) as usize].tell(n);
+                    if n % 8 == 7 {
+                        yield_now().await;
                     }
-                })
-            };
-            for _ in 0..(i % 4) * 30 {
-                yield_now().await;
-            }
-            timeout(T, system.terminate())
-                .await
-                .map_err(|_| "terminate did not finish".to_string())?;
-            producers.await.unwrap();
-            if system.live_actors() != 0 {
-                return Err(format!("live_actors() is {}", system.live_actors()));
-            }
-            let log = log.lock().unwrap().clone();
-            if log.len() != 80 || log.iter().collect::<HashSet<_>>().len() != 80 {
-                return Err(format!("{} PostStop for 80 actors", log.len()));
-            }
-            post_stop_order(&log)?;
-            Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
+                }
+            })
+        };
+        turns((i % 4) * 30).await;
+        terminate_within(&system, "terminate did not finish").await?;
+        producers.await.unwrap();
+        no_live_actors(&system, "")?;
+        eighty_post_stops(&log, "")
     })
     .await;
 }
@@ -1629,41 +1656,28 @@ async fn s15_s19_post_stop_is_child_before_parent_under_load() {
 // exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_routees_leaving_on_resize_under_load_lose_nothing() {
-    repeat("pool resize", 30, |i| async move {
-        let system = ActorSystem::new(&format!("pool-resize-{i}")).unwrap();
+    in_systems("pool resize", 30, "pool-resize", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
         let pool = Routers::pool(4, move || recorder(&h)).unwrap();
         let handle = pool.handle();
         let router: ActorRef<u64> = system.spawn(pool, "pool").unwrap();
-        let outcome: Result<(), String> = async {
-            let resizer = tokio::spawn(async move {
-                for (k, size) in [1, 5, 2, 6, 1, 3, 1, 4, 2, 5, 1, 3].into_iter().enumerate() {
-                    handle.resize(size).map_err(|e| format!("resize: {e}"))?;
-                    for _ in 0..(k + i) % 5 * 10 {
-                        yield_now().await;
-                    }
-                }
-                Ok::<(), String>(())
-            });
-            let r = router.clone();
-            produce(3, 500, move |v| r.tell(v)).await;
-            resizer.await.unwrap()?;
-            let expected = all(3, 500);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/pool"),
-            )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
+        let resizer = tokio::spawn(async move {
+            for (k, size) in [1, 5, 2, 6, 1, 3, 1, 4, 2, 5, 1, 3].into_iter().enumerate() {
+                handle.resize(size).map_err(|e| format!("resize: {e}"))?;
+                turns((k + i) % 5 * 10).await;
+            }
+            Ok::<(), String>(())
+        });
+        let r = router.clone();
+        produce(3, 500, move |v| r.tell(v)).await;
+        resizer.await.unwrap()?;
+        let expected = all(3, 500);
+        let (_, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/pool")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        Ok(())
     })
     .await;
 }
@@ -1675,8 +1689,7 @@ async fn s32_routees_leaving_on_resize_under_load_lose_nothing() {
 // exactly once, and a watcher of the router hears `Terminated` once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_the_last_routee_stopping_stops_the_router_and_letters_the_rest() {
-    repeat("last routee", 40, |i| async move {
-        let system = ActorSystem::new(&format!("last-routee-{i}")).unwrap();
+    in_systems("last routee", 40, "last-routee", |_, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
@@ -1696,31 +1709,21 @@ async fn s32_the_last_routee_stopping_stops_the_router_and_letters_the_rest() {
         let router: ActorRef<u64> = system.spawn(pool, "pool").unwrap();
         let mut probe = TestProbe::<u64>::new(&system);
         probe.watch(&router);
-        let outcome: Result<(), String> = async {
-            let r = router.clone();
-            produce(3, 300, move |v| r.tell(v)).await;
-            probe.expect_terminated(&router, T).await;
-            let expected = all(3, 300);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/pool"),
-            )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            if len(&handled) != 200 {
-                return Err(format!(
-                    "{} handled by four routees of 50 each",
-                    len(&handled)
-                ));
-            }
-            probe.expect_no_termination(ms(50)).await;
-            Ok(())
+        let r = router.clone();
+        produce(3, 300, move |v| r.tell(v)).await;
+        probe.expect_terminated(&router, T).await;
+        let expected = all(3, 300);
+        let (_, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/pool")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        if len(&handled) != 200 {
+            return Err(format!(
+                "{} handled by four routees of 50 each",
+                len(&handled)
+            ));
         }
-        .await;
-        finish(&system, outcome).await
+        probe.expect_no_termination(ms(50)).await;
+        Ok(())
     })
     .await;
 }
@@ -1730,52 +1733,33 @@ async fn s32_the_last_routee_stopping_stops_the_router_and_letters_the_rest() {
 // `routee-k` handles exactly the numbers n with n % 4 == k - 1, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_s5_round_robin_is_strict_on_a_multi_thread_runtime() {
-    repeat("round-robin", 3, |i| async move {
-        let system = ActorSystem::new(&format!("round-robin-{i}")).unwrap();
-        let seen: Arc<Mutex<HashMap<String, Vec<u64>>>> = Arc::new(Mutex::new(HashMap::new()));
+    in_systems("round-robin", 3, "round-robin", |_, system| async move {
+        let seen = ByRoutee::default();
         let s = seen.clone();
-        let pool = Routers::pool(4, move || {
-            let s = s.clone();
-            Behaviors::receive(move |ctx, n: u64| {
-                s.lock()
-                    .unwrap()
-                    .entry(ctx.path().name().to_string())
-                    .or_default()
-                    .push(n);
-            })
-        })
-        .unwrap();
+        let pool = Routers::pool(4, move || name_recorder(&s)).unwrap();
         let router: ActorRef<u64> = system.spawn(pool, "pool").unwrap();
-        let outcome: Result<(), String> = async {
-            for n in 0..4000_u64 {
-                router.tell(n);
-                if n % 64 == 63 {
-                    yield_now().await;
-                }
+        for n in 0..4000_u64 {
+            router.tell(n);
+            if n % 64 == 63 {
+                yield_now().await;
             }
-            wait_for("4000 handled", || {
-                seen.lock().unwrap().values().map(Vec::len).sum::<usize>() >= 4000
-            })
-            .await?;
-            let seen = seen.lock().unwrap().clone();
-            for k in 1..=4_u64 {
-                let want: Vec<u64> = (0..4000).filter(|n| n % 4 == k - 1).collect();
-                let got = seen
-                    .get(&format!("routee-{k}"))
-                    .cloned()
-                    .unwrap_or_default();
-                if got != want {
-                    return Err(format!(
-                        "routee-{k} handled {} numbers, first {:?}",
-                        got.len(),
-                        &got[..got.len().min(8)]
-                    ));
-                }
-            }
-            Ok(())
         }
-        .await;
-        finish(&system, outcome).await
+        let seen = all_routed(&seen, 4000).await?;
+        for k in 1..=4_u64 {
+            let want: Vec<u64> = (0..4000).filter(|n| n % 4 == k - 1).collect();
+            let got = seen
+                .get(&format!("routee-{k}"))
+                .cloned()
+                .unwrap_or_default();
+            if got != want {
+                return Err(format!(
+                    "routee-{k} handled {} numbers, first {:?}",
+                    got.len(),
+                    &got[..got.len().min(8)]
+                ));
+            }
+        }
+        Ok(())
     })
     .await;
 }
@@ -1795,6 +1779,35 @@ enum Tm {
     Marker(ActorRef<u64>),
 }
 
+/// `n` actors `a0`, `a1`, ..., each `behavior` of its own tick counter, and the counters.
+fn ticking(
+    system: &ActorSystem,
+    n: usize,
+    behavior: impl Fn(Arc<AtomicU64>) -> Behavior<Tm>,
+) -> (Vec<ActorRef<Tm>>, Vec<Arc<AtomicU64>>) {
+    let counters: Vec<Arc<AtomicU64>> = (0..n).map(|_| Arc::new(AtomicU64::new(0))).collect();
+    let actors = counters
+        .iter()
+        .enumerate()
+        .map(|(j, ticks)| {
+            system
+                .spawn(behavior(ticks.clone()), &format!("a{j}"))
+                .unwrap()
+        })
+        .collect();
+    (actors, counters)
+}
+
+/// Tell `actors`, in turn, the items `0..total`, yielding after every `every`.
+async fn flood(actors: &[ActorRef<Tm>], total: u64, every: u64) {
+    for n in 0..total {
+        actors[(n % actors.len() as u64) as usize].tell(Tm::Item(n));
+        if n % every == every - 1 {
+            yield_now().await;
+        }
+    }
+}
+
 // S25 + S14 + S13 + S5: an actor restarted 30 times by a controller while four
 // producers flood it, starting a 1 ms fixed-rate timer in each incarnation whose tick
 // carries the incarnation number. "Timers belong to the actor cell and are cancelled
@@ -1803,8 +1816,8 @@ enum Tm {
 // once, in each producer's order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s14_s25_a_restarts_old_ticks_never_reach_the_new_incarnation_under_load() {
-    repeat("timers across restarts", 8, |i| async move {
-        let system = ActorSystem::new(&format!("timer-restart-{i}")).unwrap();
+    let what = "timers across restarts";
+    in_systems(what, 8, "timer-restart", |_, system| async move {
         let handled = shared();
         let incarnations = Arc::new(AtomicU64::new(0));
         let stale: Shared = shared();
@@ -1844,46 +1857,41 @@ async fn s14_s25_a_restarts_old_ticks_never_reach_the_new_incarnation_under_load
                 "ticker",
             )
             .unwrap();
-        let outcome: Result<(), String> = async {
-            let controller = {
-                let actor = actor.clone();
-                tokio::spawn(async move {
-                    for k in 0..30 {
-                        actor.tell(Tm::Fail);
-                        for _ in 0..(k % 5) * 10 {
-                            yield_now().await;
-                        }
-                        if k % 3 == 0 {
-                            sleep(ms(1)).await;
-                        }
+        let controller = {
+            let actor = actor.clone();
+            tokio::spawn(async move {
+                for k in 0..30 {
+                    actor.tell(Tm::Fail);
+                    turns((k % 5) * 10).await;
+                    if k % 3 == 0 {
+                        sleep(ms(1)).await;
                     }
-                })
-            };
-            let a = actor.clone();
-            produce(4, 300, move |v| a.tell(Tm::Item(v))).await;
-            controller.await.unwrap();
-            wait_for("every item handled", || len(&handled) >= 1200).await?;
-            wait_for("31 incarnations", || incarnations.load(SeqCst) >= 31).await?;
-            sleep(ms(20)).await; // the last incarnation's ticks keep coming
-            account(&all(4, 300), &snapshot(&handled), &[])?;
-            fifo(&snapshot(&handled))?;
-            let stale = snapshot(&stale);
-            if !stale.is_empty() {
-                let shown: Vec<String> = stale
-                    .iter()
-                    .take(5)
-                    .map(|v| format!("tick of #{} seen by #{}", v >> 32, v & 0xffff_ffff))
-                    .collect();
-                return Err(format!(
-                    "{} ticks reached another incarnation: {shown:?} ({} own ticks)",
-                    stale.len(),
-                    ticks.load(SeqCst)
-                ));
-            }
-            Ok(())
+                }
+            })
+        };
+        let a = actor.clone();
+        produce(4, 300, move |v| a.tell(Tm::Item(v))).await;
+        controller.await.unwrap();
+        wait_for("every item handled", || len(&handled) >= 1200).await?;
+        wait_for("31 incarnations", || incarnations.load(SeqCst) >= 31).await?;
+        sleep(ms(20)).await; // the last incarnation's ticks keep coming
+        let got = snapshot(&handled);
+        account(&all(4, 300), &got, &[])?;
+        fifo(&got)?;
+        let stale = snapshot(&stale);
+        if !stale.is_empty() {
+            let shown: Vec<String> = stale
+                .iter()
+                .take(5)
+                .map(|v| format!("tick of #{} seen by #{}", v >> 32, v & 0xffff_ffff))
+                .collect();
+            return Err(format!(
+                "{} ticks reached another incarnation: {shown:?} ({} own ticks)",
+                stale.len(),
+                ticks.load(SeqCst)
+            ));
         }
-        .await;
-        finish(&system, outcome).await
+        Ok(())
     })
     .await;
 }
@@ -1894,75 +1902,53 @@ async fn s14_s25_a_restarts_old_ticks_never_reach_the_new_incarnation_under_load
 // that key is ever handled.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s25_a_cancelled_key_is_never_seen_again_under_load() {
-    repeat("cancel under load", 4, |i| async move {
-        let system = ActorSystem::new(&format!("timer-cancel-{i}")).unwrap();
+    let what = "cancel under load";
+    in_systems(what, 4, "timer-cancel", |_, system| async move {
         let late = Arc::new(AtomicU64::new(0));
-        let outcome: Result<(), String> = async {
-            let mut actors = Vec::new();
-            let mut counters = Vec::new();
-            for j in 0..20 {
-                let ticks = Arc::new(AtomicU64::new(0));
-                let cancelled = Arc::new(AtomicBool::new(false));
-                let (tk, cn, lt) = (ticks.clone(), cancelled.clone(), late.clone());
-                let actor: ActorRef<Tm> = system
-                    .spawn(
-                        Behaviors::with_timers(move |timers| {
-                            timers.start_fixed_rate("tick", Tm::Tick(0), ms(1)).unwrap();
-                            let (tk, cn, lt) = (tk.clone(), cn.clone(), lt.clone());
-                            Behaviors::receive_message(move |m: Tm| match m {
-                                Tm::Tick(_) => {
-                                    if cn.load(SeqCst) {
-                                        lt.fetch_add(1, SeqCst);
-                                    } else {
-                                        tk.fetch_add(1, SeqCst);
-                                    }
-                                }
-                                Tm::Cancel => {
-                                    timers.cancel("tick");
-                                    cn.store(true, SeqCst);
-                                }
-                                Tm::Marker(to) => to.tell(1),
-                                _ => {}
-                            })
-                        }),
-                        &format!("a{j}"),
-                    )
-                    .unwrap();
-                actors.push(actor);
-                counters.push(ticks);
-            }
-            let flood = {
-                let actors = actors.clone();
-                tokio::spawn(async move {
-                    for n in 0..4000_u64 {
-                        actors[(n % 20) as usize].tell(Tm::Item(n));
-                        if n % 32 == 31 {
-                            yield_now().await;
+        let (actors, counters) = ticking(&system, 20, |tk| {
+            let (cn, lt) = (Arc::new(AtomicBool::new(false)), late.clone());
+            Behaviors::with_timers(move |timers| {
+                timers.start_fixed_rate("tick", Tm::Tick(0), ms(1)).unwrap();
+                let (tk, cn, lt) = (tk.clone(), cn.clone(), lt.clone());
+                Behaviors::receive_message(move |m: Tm| match m {
+                    Tm::Tick(_) => {
+                        if cn.load(SeqCst) {
+                            lt.fetch_add(1, SeqCst);
+                        } else {
+                            tk.fetch_add(1, SeqCst);
                         }
                     }
+                    Tm::Cancel => {
+                        timers.cancel("tick");
+                        cn.store(true, SeqCst);
+                    }
+                    Tm::Marker(to) => to.tell(1),
+                    _ => {}
                 })
-            };
-            for (actor, ticks) in actors.iter().zip(&counters) {
-                wait_for("a few ticks", || ticks.load(SeqCst) >= 3).await?;
-                actor.tell(Tm::Cancel);
-            }
-            flood.await.unwrap();
-            let mut probe = TestProbe::<u64>::new(&system);
-            for actor in &actors {
-                actor.tell(Tm::Marker(probe.actor_ref().clone()));
-                probe.expect_message(T).await;
-            }
-            sleep(ms(20)).await; // a window for a late tick
-            let late = late.load(SeqCst);
-            if late != 0 {
-                return Err(format!(
-                    "{late} ticks handled after their key was cancelled"
-                ));
-            }
-            Ok(())
+            })
+        });
+        let flood = {
+            let actors = actors.clone();
+            tokio::spawn(async move { flood(&actors, 4000, 32).await })
+        };
+        for (actor, ticks) in actors.iter().zip(&counters) {
+            wait_for("a few ticks", || ticks.load(SeqCst) >= 3).await?;
+            actor.tell(Tm::Cancel);
         }
-        .await;
-        finish(&system, outcome).await
+        flood.await.unwrap();
+        let mut probe = TestProbe::<u64>::new(&system);
+        for actor in &actors {
+            actor.tell(Tm::Marker(probe.actor_ref().clone()));
+            probe.expect_message(T).await;
+        }
+        sleep(ms(20)).await; // a window for a late tick
+        let late = late.load(SeqCst);
+        if late != 0 {
+            return Err(format!(
+                "{late} ticks handled after their key was cancelled"
+            ));
+        }
+        Ok(())
     })
     .await;
 }
@@ -1971,50 +1957,29 @@ async fn s25_a_cancelled_key_is_never_seen_again_under_load() {
 // floods each of them: each sees its tick exactly once, behind the queue.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s24_s25_a_single_timer_fires_exactly_once_under_load() {
-    repeat("single timer", 4, |i| async move {
-        let system = ActorSystem::new(&format!("timer-single-{i}")).unwrap();
-        let outcome: Result<(), String> = async {
-            let mut actors = Vec::new();
-            let mut counters = Vec::new();
-            for j in 0..50 {
-                let ticks = Arc::new(AtomicU64::new(0));
-                let tk = ticks.clone();
-                let actor: ActorRef<Tm> = system
-                    .spawn(
-                        Behaviors::with_timers(move |timers| {
-                            timers.start_single_timer("once", Tm::Tick(0), ms(1));
-                            let tk = tk.clone();
-                            Behaviors::receive_message(move |m: Tm| {
-                                if let Tm::Tick(_) = m {
-                                    tk.fetch_add(1, SeqCst);
-                                }
-                            })
-                        }),
-                        &format!("a{j}"),
-                    )
-                    .unwrap();
-                actors.push(actor);
-                counters.push(ticks);
-            }
-            for n in 0..5000_u64 {
-                actors[(n % 50) as usize].tell(Tm::Item(n));
-                if n % 64 == 63 {
-                    yield_now().await;
-                }
-            }
-            wait_for("every tick", || {
-                counters.iter().all(|c| c.load(SeqCst) >= 1)
+    in_systems("single timer", 4, "timer-single", |_, system| async move {
+        let (actors, counters) = ticking(&system, 50, |tk| {
+            Behaviors::with_timers(move |timers| {
+                timers.start_single_timer("once", Tm::Tick(0), ms(1));
+                let tk = tk.clone();
+                Behaviors::receive_message(move |m: Tm| {
+                    if let Tm::Tick(_) = m {
+                        tk.fetch_add(1, SeqCst);
+                    }
+                })
             })
-            .await?;
-            sleep(ms(20)).await; // a window for a second tick
-            let counts: Vec<u64> = counters.iter().map(|c| c.load(SeqCst)).collect();
-            if counts.iter().any(|c| *c != 1) {
-                return Err(format!("tick counts: {counts:?}"));
-            }
-            Ok(())
+        });
+        flood(&actors, 5000, 64).await;
+        wait_for("every tick", || {
+            counters.iter().all(|c| c.load(SeqCst) >= 1)
+        })
+        .await?;
+        sleep(ms(20)).await; // a window for a second tick
+        let counts: Vec<u64> = counters.iter().map(|c| c.load(SeqCst)).collect();
+        if counts.iter().any(|c| *c != 1) {
+            return Err(format!("tick counts: {counts:?}"));
         }
-        .await;
-        finish(&system, outcome).await
+        Ok(())
     })
     .await;
 }
@@ -2066,52 +2031,43 @@ fn staller(
 // fixed-delay timer would have handled about 8 of the 26 or more due).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s24_s25_a_stalled_actor_gets_no_backlog_from_fixed_delay_and_a_catch_up_from_fixed_rate() {
-    repeat("stalled timers", 3, |i| async move {
-        let system = ActorSystem::new(&format!("timer-stall-{i}")).unwrap();
-        let outcome: Result<(), String> = async {
-            let overlaps = Arc::new(AtomicU64::new(0));
-            let (delay_release, rate_release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-            let (delay_ticks, rate_ticks) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-            let started = Instant::now();
-            let delayed = system
-                .spawn(staller(false, delay_release.clone(), delay_ticks.clone(), overlaps.clone()), "delay")
-                .unwrap();
-            let rated = system
-                .spawn(staller(true, rate_release.clone(), rate_ticks.clone(), overlaps.clone()), "rate")
-                .unwrap();
-            delayed.tell(Tm::Stall);
-            rated.tell(Tm::Stall);
-            let stall = Instant::now();
-            sleep(ms(100)).await; // the stall itself: measured below, not hoped for
-            let stalled_for = stall.elapsed();
-            if stalled_for < ms(100) {
-                return Err(format!("the stall lasted only {stalled_for:?}"));
-            }
-            let mut probe = TestProbe::<u64>::new(&system);
-            delay_release.notify_one();
-            delayed.tell(Tm::Marker(probe.actor_ref().clone()));
-            let before_marker = probe.expect_message(T).await;
-            if before_marker > 3 {
-                return Err(format!("fixed-delay: {before_marker} ticks handled before a marker told right after a {stalled_for:?} stall"));
-            }
-            rate_release.notify_one();
-            rated.tell(Tm::Marker(probe.actor_ref().clone()));
-            probe.expect_message(T).await;
-            sleep(ms(30)).await;
-            rated.tell(Tm::Marker(probe.actor_ref().clone()));
-            let handled = probe.expect_message(T).await;
-            let due = started.elapsed().as_millis() as u64 / 5;
-            if handled * 2 < due {
-                return Err(format!("fixed-rate: {handled} ticks handled of {due} due after a {stalled_for:?} stall"));
-            }
-            let overlaps = overlaps.load(SeqCst);
-            if overlaps != 0 {
-                return Err(format!("{overlaps} handler runs overlapped another (a tick re-entered)"));
-            }
-            Ok(())
+    in_systems("stalled timers", 3, "timer-stall", |_, system| async move {
+        let overlaps = Arc::new(AtomicU64::new(0));
+        let (delay_release, rate_release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        let (delay_ticks, rate_ticks) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let started = Instant::now();
+        let delayed = system
+            .spawn(staller(false, delay_release.clone(), delay_ticks.clone(), overlaps.clone()), "delay")
+            .unwrap();
+        let rated = system
+            .spawn(staller(true, rate_release.clone(), rate_ticks.clone(), overlaps.clone()), "rate")
+            .unwrap();
+        delayed.tell(Tm::Stall);
+        rated.tell(Tm::Stall);
+        let stall = Instant::now();
+        sleep(ms(100)).await; // the stall itself: measured below, not hoped for
+        let stalled_for = stall.elapsed();
+        if stalled_for < ms(100) {
+            return Err(format!("the stall lasted only {stalled_for:?}"));
         }
-        .await;
-        finish(&system, outcome).await
+        let mut probe = TestProbe::<u64>::new(&system);
+        delay_release.notify_one();
+        delayed.tell(Tm::Marker(probe.actor_ref().clone()));
+        let before_marker = probe.expect_message(T).await;
+        if before_marker > 3 {
+            return Err(format!("fixed-delay: {before_marker} ticks handled before a marker told right after a {stalled_for:?} stall"));
+        }
+        rate_release.notify_one();
+        rated.tell(Tm::Marker(probe.actor_ref().clone()));
+        probe.expect_message(T).await;
+        sleep(ms(30)).await;
+        rated.tell(Tm::Marker(probe.actor_ref().clone()));
+        let handled = probe.expect_message(T).await;
+        let due = started.elapsed().as_millis() as u64 / 5;
+        if handled * 2 < due {
+            return Err(format!("fixed-rate: {handled} ticks handled of {due} due after a {stalled_for:?} stall"));
+        }
+        no_overlaps(&overlaps, " (a tick re-entered)")
     })
     .await;
 }
@@ -2156,51 +2112,42 @@ fn restarting(incarnations: Arc<AtomicU64>, backoff: Duration) -> Behavior<Rq> {
 // answered, by the next incarnation, and none fails with `TargetTerminated`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s13_s23_asks_during_a_restart_backoff_are_answered_by_the_next_incarnation() {
-    repeat("asks during backoff", 15, |i| async move {
-        let system = ActorSystem::new(&format!("ask-backoff-{i}")).unwrap();
+    let what = "asks during backoff";
+    in_systems(what, 15, "ask-backoff", |_, system| async move {
         let incarnations = Arc::new(AtomicU64::new(0));
         let actor: ActorRef<Rq> = system
             .spawn(restarting(incarnations.clone(), ms(20)), "flaky")
             .unwrap();
-        let outcome: Result<(), String> = async {
-            let mut tasks = JoinSet::new();
-            for k in 0..8_usize {
-                let actor = actor.clone();
-                tasks.spawn(async move {
-                    for _ in 0..k % 3 {
-                        yield_now().await;
-                    }
-                    if k == 0 {
-                        actor.tell(Rq::Fail);
-                    }
-                    actor
-                        .ask_with(Rq::Get)
-                        .timeout(Duration::from_secs(5))
-                        .await
-                });
-            }
-            let mut bad = Vec::new();
-            while let Some(done) = tasks.join_next().await {
-                match done.unwrap() {
-                    Ok(_) => {}
-                    Err(e) => bad.push(format!("{e:?}")),
+        let mut tasks = JoinSet::new();
+        for k in 0..8_usize {
+            let actor = actor.clone();
+            tasks.spawn(async move {
+                turns(k % 3).await;
+                if k == 0 {
+                    actor.tell(Rq::Fail);
                 }
-            }
-            if !bad.is_empty() {
-                return Err(format!("{} of 8 asks failed: {:?}", bad.len(), bad));
-            }
-            let n = actor
-                .ask_with(Rq::Get)
-                .timeout(T)
-                .await
-                .map_err(|e| format!("{e}"))?;
-            if n != 2 {
-                return Err(format!("answered by incarnation {n}, expected 2"));
-            }
-            Ok(())
+                actor
+                    .ask_with(Rq::Get)
+                    .timeout(Duration::from_secs(5))
+                    .await
+            });
         }
-        .await;
-        finish(&system, outcome).await
+        let mut bad = Vec::new();
+        while let Some(done) = tasks.join_next().await {
+            if let Err(e) = done.unwrap() {
+                bad.push(format!("{e:?}"));
+            }
+        }
+        none(&bad, "of 8 asks failed", 8)?;
+        let n = actor
+            .ask_with(Rq::Get)
+            .timeout(T)
+            .await
+            .map_err(|e| format!("{e}"))?;
+        if n != 2 {
+            return Err(format!("answered by incarnation {n}, expected 2"));
+        }
+        Ok(())
     })
     .await;
 }
@@ -2211,63 +2158,29 @@ async fn s13_s23_asks_during_a_restart_backoff_are_answered_by_the_next_incarnat
 // `RecipientStopped` letter, exactly once; a watcher hears `Terminated` once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s13_s31_a_stop_during_restarts_and_backoff_letters_the_rest_exactly_once() {
-    repeat("stop during backoff", 50, |i| async move {
-        let system = ActorSystem::new(&format!("stop-backoff-{i}")).unwrap();
+    let what = "stop during backoff";
+    in_systems(what, 50, "stop-backoff", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
-        let h = handled.clone();
+        let backoff = Backoff::new(ms(2), ms(4), 0.0).unwrap();
         let actor: ActorRef<u64> = system
-            .spawn(
-                Behaviors::supervise(Behaviors::receive_message(
-                    move |v: u64| -> Result<(), Boom> {
-                        h.lock().unwrap().push(v);
-                        if seq_of(v) % 40 == 39 {
-                            return Err(Boom);
-                        }
-                        Ok(())
-                    },
-                ))
-                .on_failure::<Boom>(
-                    SupervisorStrategy::restart()
-                        .with_limit(10_000, Duration::from_secs(60))
-                        .unwrap()
-                        .with_backoff(Backoff::new(ms(2), ms(4), 0.0).unwrap()),
-                ),
-                "worker",
-            )
+            .spawn(failing_recorder(&handled, 40, backoff), "worker")
             .unwrap();
         let mut probe = TestProbe::<u64>::new(&system);
         probe.watch(&actor);
         let k = 40 + (i * 41) % 400;
-        let outcome: Result<(), String> = async {
-            let stopper = {
-                let (system, actor, handled) = (system.clone(), actor.clone(), handled.clone());
-                tokio::spawn(async move {
-                    let ok = wait_for("k handled", || len(&handled) >= k).await;
-                    system.stop(&actor).unwrap();
-                    ok
-                })
-            };
-            let a = actor.clone();
-            produce(4, 200, move |v| a.tell(v)).await;
-            stopper.await.unwrap()?;
-            probe.expect_terminated(&actor, T).await;
-            let expected = all(4, 200);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/worker"),
-            )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            fifo(&snapshot(&handled))?;
-            probe.expect_no_termination(ms(20)).await;
-            Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
+        let stopper = stop_when_handled(&system, &actor, &handled, k);
+        let a = actor.clone();
+        produce(4, 200, move |v| a.tell(v)).await;
+        stopper.await.unwrap()?;
+        probe.expect_terminated(&actor, T).await;
+        let expected = all(4, 200);
+        let (got, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/worker")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        fifo(&got)?;
+        probe.expect_no_termination(ms(20)).await;
+        Ok(())
     })
     .await;
 }
@@ -2279,53 +2192,56 @@ async fn s13_s31_a_stop_during_restarts_and_backoff_letters_the_rest_exactly_onc
 // and the 100 messages are `RecipientStopped` letters.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s13_s19_terminate_does_not_wait_out_a_restart_backoff() {
-    repeat("terminate during backoff", 3, |i| async move {
-        let system = ActorSystem::builder(&format!("term-backoff-{i}"))
+    let build = |i| {
+        ActorSystem::builder(&format!("term-backoff-{i}"))
             .shutdown_timeout(Duration::from_secs(3))
             .build()
-            .unwrap();
-        let mut letters = dead_letters(&system);
-        let handled = shared();
-        let h = handled.clone();
-        let actor: ActorRef<u64> = system
-            .spawn(
-                Behaviors::supervise(Behaviors::receive_message(
-                    move |v: u64| -> Result<(), Boom> {
-                        if v == u64::MAX {
-                            return Err(Boom);
-                        }
-                        h.lock().unwrap().push(v);
-                        Ok(())
-                    },
-                ))
-                .on_failure::<Boom>(SupervisorStrategy::restart().with_backoff(
-                    Backoff::new(Duration::from_secs(10), Duration::from_secs(20), 0.0).unwrap(),
-                )),
-                "sleeper",
-            )
-            .unwrap();
-        let outcome: Result<(), String> = async {
+            .unwrap()
+    };
+    in_built_systems(
+        "terminate during backoff",
+        3,
+        build,
+        |_, system| async move {
+            let mut letters = dead_letters(&system);
+            let handled = shared();
+            let h = handled.clone();
+            let actor: ActorRef<u64> = system
+                .spawn(
+                    Behaviors::supervise(Behaviors::receive_message(
+                        move |v: u64| -> Result<(), Boom> {
+                            if v == u64::MAX {
+                                return Err(Boom);
+                            }
+                            h.lock().unwrap().push(v);
+                            Ok(())
+                        },
+                    ))
+                    .on_failure::<Boom>(
+                        SupervisorStrategy::restart().with_backoff(
+                            Backoff::new(Duration::from_secs(10), Duration::from_secs(20), 0.0)
+                                .unwrap(),
+                        ),
+                    ),
+                    "sleeper",
+                )
+                .unwrap();
             actor.tell(u64::MAX);
             let a = actor.clone();
             produce(4, 25, move |v| a.tell(v)).await;
             sleep(ms(20)).await; // let it fail and begin to back off
             let started = Instant::now();
-            timeout(T, system.terminate())
-                .await
-                .map_err(|_| "terminate did not return in 10 s".to_string())?;
+            terminate_within(&system, "terminate did not return in 10 s").await?;
             let took = started.elapsed();
-            if system.live_actors() != 0 {
-                return Err(format!("live_actors() is {}", system.live_actors()));
-            }
+            no_live_actors(&system, "")?;
             let expected = all(4, 25);
-            let found = settle(
+            let (_, found) = accounted(
                 &mut letters,
                 &handled,
-                expected.len(),
+                &expected,
                 u64_under("/user/sleeper"),
             )
-            .await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
+            .await?;
             reasons(&found, &DeadLetterReason::RecipientStopped)?;
             if took > Duration::from_secs(2) {
                 return Err(format!(
@@ -2333,10 +2249,8 @@ async fn s13_s19_terminate_does_not_wait_out_a_restart_backoff() {
                 ));
             }
             Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
-    })
+        },
+    )
     .await;
 }
 
@@ -2376,102 +2290,100 @@ enum Form {
     Ask,
 }
 
-/// 256 concurrent asks (deadline 20 s) of a slow actor with a mailbox of 2 under
-/// `strategy`, with a dead-letter subscriber (which reads only afterwards). Each ask ends at once (answered, or failed with `refused`); never at
-/// its 20 s deadline; and each refusal matches one dead letter with `reason`.
+/// `n` times, 256 concurrent asks (deadline 20 s) of a slow actor with a mailbox of
+/// 2 under `strategy`, in a system `ask-full-{first + i}`, with a dead-letter
+/// subscriber (which reads only afterwards) when `subscribe`. Each ask ends at once
+/// (answered, or failed with `refused`); never at its 20 s deadline; and each
+/// refusal matches one dead letter with `reason`.
 async fn asks_on_a_full_mailbox(
-    i: usize,
+    what: &str,
+    n: usize,
+    first: usize,
     strategy: OverflowStrategy,
     reason: DeadLetterReason,
     subscribe: bool,
     form: Form,
-) -> Result<(), String> {
-    let system = ActorSystem::new(&format!("ask-full-{i}")).unwrap();
-    let mut letters = subscribe.then(|| dead_letters(&system));
-    let slow = system
-        .spawn_with(
-            Behaviors::setup(|_| SlowActor),
-            "slow",
-            MailboxConfig::bounded(2, strategy).unwrap(),
-        )
-        .unwrap();
-    let outcome: Result<(), String> = async {
-        let mut tasks = JoinSet::new();
-        for k in 0..256_usize {
-            let slow = slow.clone();
-            tasks.spawn(async move {
-                for _ in 0..k % 8 {
-                    yield_now().await;
-                }
-                let ask = match form {
-                    Form::AskWith => slow.ask_with(Slow::Get),
-                    Form::Ask => slow.ask(SlowGet),
-                };
-                timeout(Duration::from_secs(3), ask.timeout(Duration::from_secs(20))).await
-            });
-        }
-        let (mut answered, mut refused, mut other) = (0, 0, Vec::new());
-        while let Some(done) = tasks.join_next().await {
-            {
-                let outcome = done.unwrap();
-                match outcome {
-                    Ok(Ok(_)) => answered += 1,
-                    Ok(Err(AskError::MailboxFull { .. }))
-                        if reason == DeadLetterReason::MailboxFull =>
-                    {
-                        refused += 1
+) {
+    let build = |i| ActorSystem::new(&format!("ask-full-{}", first + i)).unwrap();
+    in_built_systems(what, n, build, |_, system| {
+        let reason = reason.clone();
+        async move {
+            let mut letters = subscribe.then(|| dead_letters(&system));
+            let slow = system
+                .spawn_with(
+                    Behaviors::setup(|_| SlowActor),
+                    "slow",
+                    MailboxConfig::bounded(2, strategy).unwrap(),
+                )
+                .unwrap();
+            let mut tasks = JoinSet::new();
+            for k in 0..256_usize {
+                let slow = slow.clone();
+                tasks.spawn(async move {
+                    turns(k % 8).await;
+                    let ask = match form {
+                        Form::AskWith => slow.ask_with(Slow::Get),
+                        Form::Ask => slow.ask(SlowGet),
+                    };
+                    timeout(Duration::from_secs(3), ask.timeout(Duration::from_secs(20))).await
+                });
+            }
+            let (mut answered, mut refused, mut other) = (0, 0, Vec::new());
+            while let Some(done) = tasks.join_next().await {
+                {
+                    let outcome = done.unwrap();
+                    match outcome {
+                        Ok(Ok(_)) => answered += 1,
+                        Ok(Err(AskError::MailboxFull { .. }))
+                            if reason == DeadLetterReason::MailboxFull =>
+                        {
+                            refused += 1
+                        }
+                        Ok(Err(AskError::Unanswered { .. }))
+                            if reason == DeadLetterReason::PushedOut =>
+                        {
+                            refused += 1
+                        }
+                        Ok(Err(e)) => other.push(format!("{e:?}")),
+                        Err(_) => other.push("still waiting after 3 s".to_string()),
                     }
-                    Ok(Err(AskError::Unanswered { .. }))
-                        if reason == DeadLetterReason::PushedOut =>
-                    {
-                        refused += 1
-                    }
-                    Ok(Err(e)) => other.push(format!("{e:?}")),
-                    Err(_) => other.push("still waiting after 3 s".to_string()),
                 }
             }
-        }
-        if !other.is_empty() {
-            return Err(format!(
-                "{} of 256 asks ended otherwise: {:?}",
-                other.len(),
-                &other[..other.len().min(5)]
-            ));
-        }
-        if answered == 0 {
-            return Err("nothing was answered".into());
-        }
-        let Some(letters) = letters.as_mut() else {
-            return Ok(());
-        };
-        let mut found = 0;
-        let deadline = Instant::now() + SETTLE;
-        while found < refused && Instant::now() < deadline {
-            if let Ok(Some(letter)) = timeout(ms(10), letters.recv()).await
-                && letter.recipient().to_string() == "/user/slow"
-            {
+            none(&other, "of 256 asks ended otherwise", 5)?;
+            if answered == 0 {
+                return Err("nothing was answered".into());
+            }
+            let Some(letters) = letters.as_mut() else {
+                return Ok(());
+            };
+            let mut found = 0;
+            let deadline = Instant::now() + SETTLE;
+            while found < refused && Instant::now() < deadline {
+                if let Ok(Some(letter)) = timeout(ms(10), letters.recv()).await
+                    && letter.recipient().to_string() == "/user/slow"
                 {
-                    if letter.reason() != &reason {
-                        return Err(format!("a letter with {:?}", letter.reason()));
+                    {
+                        if letter.reason() != &reason {
+                            return Err(format!("a letter with {:?}", letter.reason()));
+                        }
+                        found += 1;
                     }
+                }
+            }
+            while let Ok(Some(letter)) = timeout(ms(30), letters.recv()).await {
+                if letter.recipient().to_string() == "/user/slow" {
                     found += 1;
                 }
             }
-        }
-        while let Ok(Some(letter)) = timeout(ms(30), letters.recv()).await {
-            if letter.recipient().to_string() == "/user/slow" {
-                found += 1;
+            if found != refused {
+                return Err(format!(
+                    "{refused} asks refused, {found} letters ({answered} answered)"
+                ));
             }
+            Ok(())
         }
-        if found != refused {
-            return Err(format!(
-                "{refused} asks refused, {found} letters ({answered} answered)"
-            ));
-        }
-        Ok(())
-    }
+    })
     .await;
-    finish(&system, outcome).await
 }
 
 // S29 + S22 + ask docs ("`AskError::MailboxFull`: the target's bounded mailbox was
@@ -2479,16 +2391,9 @@ async fn asks_on_a_full_mailbox(
 // fails at once"): 256 concurrent asks at a slow actor with a drop-new mailbox of 2.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s29_s31_asks_on_a_full_drop_new_mailbox_fail_at_once_with_one_letter_each() {
-    repeat("asks vs drop-new", 3, |i| {
-        asks_on_a_full_mailbox(
-            i,
-            OverflowStrategy::DropNew,
-            DeadLetterReason::MailboxFull,
-            true,
-            Form::AskWith,
-        )
-    })
-    .await;
+    let (strategy, reason) = (OverflowStrategy::DropNew, DeadLetterReason::MailboxFull);
+    let what = "asks vs drop-new";
+    asks_on_a_full_mailbox(what, 3, 0, strategy, reason, true, Form::AskWith).await;
 }
 
 // S29 + S31 + ask docs ("`AskError::Unanswered`: the request was dropped without an
@@ -2500,32 +2405,18 @@ async fn s29_s31_asks_on_a_full_drop_new_mailbox_fail_at_once_with_one_letter_ea
 // request, whose reply ref is a field, would: the ask docs say so).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s29_s31_asks_on_a_full_drop_oldest_mailbox_fail_at_once_with_one_letter_each() {
-    repeat("asks vs drop-oldest", 3, |i| {
-        asks_on_a_full_mailbox(
-            i + 100,
-            OverflowStrategy::DropOldest,
-            DeadLetterReason::PushedOut,
-            true,
-            Form::Ask,
-        )
-    })
-    .await;
+    let (strategy, reason) = (OverflowStrategy::DropOldest, DeadLetterReason::PushedOut);
+    let what = "asks vs drop-oldest";
+    asks_on_a_full_mailbox(what, 3, 100, strategy, reason, true, Form::Ask).await;
 }
 
 // The same as the test above with no dead-letter subscriber: a control, which shows
 // what the ask docs describe when nobody keeps the pushed-out request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s29_asks_on_a_full_drop_oldest_mailbox_without_a_subscriber_fail_at_once() {
-    repeat("asks vs drop-oldest, no subscriber", 3, |i| {
-        asks_on_a_full_mailbox(
-            i + 200,
-            OverflowStrategy::DropOldest,
-            DeadLetterReason::PushedOut,
-            false,
-            Form::AskWith,
-        )
-    })
-    .await;
+    let (strategy, reason) = (OverflowStrategy::DropOldest, DeadLetterReason::PushedOut);
+    let what = "asks vs drop-oldest, no subscriber";
+    asks_on_a_full_mailbox(what, 3, 200, strategy, reason, false, Form::AskWith).await;
 }
 
 /// Stashes items until `Toggle`, then handles each slowly (1 ms), recording it first.
@@ -2559,8 +2450,8 @@ fn slow_after_unstash(stash: StashBuffer<Work>, handled: Shared) -> Behavior<Wor
 // and every item is handled or one `RecipientStopped` letter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s27_s31_a_stop_during_a_replay_is_honoured_and_letters_the_rest() {
-    repeat("stop during replay", 10, |i| async move {
-        let system = ActorSystem::new(&format!("replay-stop-{i}")).unwrap();
+    let what = "stop during replay";
+    in_systems(what, 10, "replay-stop", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
@@ -2573,31 +2464,24 @@ async fn s27_s31_a_stop_during_a_replay_is_honoured_and_letters_the_rest() {
             .unwrap();
         let mut probe = TestProbe::<u64>::new(&system);
         probe.watch(&actor);
-        let outcome: Result<(), String> = async {
-            for s in 0..500 {
-                actor.tell(Work::Item(enc(0, s)));
-            }
-            actor.tell(Work::Toggle);
-            for _ in 0..i % 4 {
-                yield_now().await;
-            }
-            system.stop(&actor).unwrap();
-            probe.expect_terminated(&actor, T).await;
-            let expected = all(1, 500);
-            let found = settle(&mut letters, &handled, expected.len(), work_item).await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            fifo(&snapshot(&handled))?;
-            if len(&handled) >= 250 {
-                return Err(format!(
-                    "{} of 500 replayed messages handled after the stop",
-                    len(&handled)
-                ));
-            }
-            Ok(())
+        for s in 0..500 {
+            actor.tell(Work::Item(enc(0, s)));
         }
-        .await;
-        finish(&system, outcome).await
+        actor.tell(Work::Toggle);
+        turns(i % 4).await;
+        system.stop(&actor).unwrap();
+        probe.expect_terminated(&actor, T).await;
+        let expected = all(1, 500);
+        let (got, found) = accounted(&mut letters, &handled, &expected, work_item).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        fifo(&got)?;
+        if len(&handled) >= 250 {
+            return Err(format!(
+                "{} of 500 replayed messages handled after the stop",
+                len(&handled)
+            ));
+        }
+        Ok(())
     })
     .await;
 }
@@ -2611,14 +2495,7 @@ async fn s19_s23_asks_racing_terminate_fail_at_once() {
     repeat("asks vs terminate", 10, |i| async move {
         let system = ActorSystem::new(&format!("ask-term-{i}")).unwrap();
         let _letters = (i % 2 == 1).then(|| dead_letters(&system));
-        let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<ActorRef<u64>>();
-        let keeper = tokio::spawn(async move {
-            let mut refs = Vec::new();
-            while let Some(r) = kept.recv().await {
-                refs.push(r);
-            }
-            refs.len()
-        });
+        let (keep, keeper) = keeper();
         let outcome: Result<(), String> = async {
             let targets: Vec<ActorRef<Hoard>> = (0..100)
                 .map(|j| {
@@ -2636,9 +2513,7 @@ async fn s19_s23_asks_racing_terminate_fail_at_once() {
             let mut tasks = JoinSet::new();
             for (j, t) in targets.into_iter().enumerate() {
                 tasks.spawn(async move {
-                    for _ in 0..j % 10 {
-                        yield_now().await;
-                    }
+                    turns(j % 10).await;
                     let ask = t.ask_with(Hoard).timeout(Duration::from_secs(20));
                     match timeout(Duration::from_secs(3), ask).await {
                         Ok(Err(AskError::TargetTerminated { .. })) => None,
@@ -2647,27 +2522,13 @@ async fn s19_s23_asks_racing_terminate_fail_at_once() {
                     }
                 });
             }
-            for _ in 0..i * 3 {
-                yield_now().await;
-            }
+            turns(i * 3).await;
             let term = system.terminate();
-            let mut bad = Vec::new();
-            while let Some(done) = tasks.join_next().await {
-                if let Some(why) = done.unwrap() {
-                    bad.push(why);
-                }
-            }
+            let bad = failures(&mut tasks).await;
             timeout(T, term)
                 .await
                 .map_err(|_| "terminate hung".to_string())?;
-            if !bad.is_empty() {
-                return Err(format!(
-                    "{} of 100 asks: {:?}",
-                    bad.len(),
-                    &bad[..bad.len().min(5)]
-                ));
-            }
-            Ok(())
+            none(&bad, "of 100 asks", 5)
         }
         .await;
         drop(keep);
@@ -2685,8 +2546,7 @@ async fn s19_s23_asks_racing_terminate_fail_at_once() {
 // hears `Terminated` once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_a_group_whose_routees_are_stopped_under_load_loses_nothing() {
-    repeat("group", 50, |i| async move {
-        let system = ActorSystem::new(&format!("group-{i}")).unwrap();
+    in_systems("group", 50, "group", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let routees: Vec<ActorRef<u64>> = (0..4)
@@ -2697,40 +2557,31 @@ async fn s32_a_group_whose_routees_are_stopped_under_load_loses_nothing() {
             .unwrap();
         let mut probe = TestProbe::<u64>::new(&system);
         probe.watch(&router);
-        let outcome: Result<(), String> = async {
-            let produced = Arc::new(AtomicBool::new(false));
-            let stopper = {
-                let (system, handled, produced) =
-                    (system.clone(), handled.clone(), produced.clone());
-                tokio::spawn(async move {
-                    for (j, r) in routees.iter().enumerate() {
-                        let k = (i * 17) % 100 + j * 120;
-                        wait_for("k handled", || len(&handled) >= k || produced.load(SeqCst))
-                            .await?;
-                        for _ in 0..(i + j) % 5 * 10 {
-                            yield_now().await;
-                        }
-                        system.stop(r).unwrap();
-                    }
-                    Ok::<(), String>(())
-                })
-            };
-            let r = router.clone();
-            produce(3, 300, move |v| r.tell(v)).await;
-            produced.store(true, SeqCst);
-            stopper.await.unwrap()?;
-            probe.expect_terminated(&router, T).await;
-            router.tell(enc(9, 0));
-            let mut expected = all(3, 300);
-            expected.push(enc(9, 0));
-            let found = settle(&mut letters, &handled, expected.len(), u64_under("/user/g")).await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            probe.expect_no_termination(ms(20)).await;
-            Ok(())
-        }
-        .await;
-        finish(&system, outcome).await
+        let produced = Arc::new(AtomicBool::new(false));
+        let stopper = {
+            let (system, handled, produced) = (system.clone(), handled.clone(), produced.clone());
+            tokio::spawn(async move {
+                for (j, r) in routees.iter().enumerate() {
+                    let k = (i * 17) % 100 + j * 120;
+                    wait_for("k handled", || len(&handled) >= k || produced.load(SeqCst)).await?;
+                    turns((i + j) % 5 * 10).await;
+                    system.stop(r).unwrap();
+                }
+                Ok::<(), String>(())
+            })
+        };
+        let r = router.clone();
+        produce(3, 300, move |v| r.tell(v)).await;
+        produced.store(true, SeqCst);
+        stopper.await.unwrap()?;
+        probe.expect_terminated(&router, T).await;
+        router.tell(enc(9, 0));
+        let mut expected = all(3, 300);
+        expected.push(enc(9, 0));
+        let (_, found) = accounted(&mut letters, &handled, &expected, u64_under("/user/g")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        probe.expect_no_termination(ms(20)).await;
+        Ok(())
     })
     .await;
 }
@@ -2750,8 +2601,7 @@ fn any_item(letter: &DeadLetter) -> Option<u64> {
 // message, by either route, is handled or a dead letter, exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s28_s5_s31_adapter_and_direct_tells_keep_order_and_lose_nothing_at_a_stop() {
-    repeat("adapter", 60, |i| async move {
-        let system = ActorSystem::new(&format!("adapter-{i}")).unwrap();
+    in_systems("adapter", 60, "adapter", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
         let h = handled.clone();
@@ -2778,41 +2628,29 @@ async fn s28_s5_s31_adapter_and_direct_tells_keep_order_and_lose_nothing_at_a_st
         } else {
             None
         };
-        let outcome: Result<(), String> = async {
-            let adapter = timeout(T, rx.recv())
-                .await
-                .map_err(|_| "no adapter".to_string())?
-                .unwrap();
-            let stopper = stop_at.map(|k| {
-                let (system, owner, handled) = (system.clone(), owner.clone(), handled.clone());
-                tokio::spawn(async move {
-                    let ok = wait_for("k handled", || len(&handled) >= k).await;
-                    system.stop(&owner).unwrap();
-                    ok
-                })
-            });
-            let (a, o) = (adapter.clone(), owner.clone());
-            produce(4, 200, move |v| {
-                if seq_of(v).is_multiple_of(2) {
-                    a.tell(v);
-                } else {
-                    o.tell(Work::Item(v));
-                }
-            })
-            .await;
-            if let Some(stopper) = stopper {
-                stopper.await.unwrap()?;
-                probe.expect_terminated(&owner, T).await;
+        let adapter = timeout(T, rx.recv())
+            .await
+            .map_err(|_| "no adapter".to_string())?
+            .unwrap();
+        let stopper = stop_at.map(|k| stop_when_handled(&system, &owner, &handled, k));
+        let (a, o) = (adapter.clone(), owner.clone());
+        produce(4, 200, move |v| {
+            if seq_of(v).is_multiple_of(2) {
+                a.tell(v);
+            } else {
+                o.tell(Work::Item(v));
             }
-            let expected = all(4, 200);
-            let found = settle(&mut letters, &handled, expected.len(), any_item).await;
-            account(&expected, &snapshot(&handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            fifo(&snapshot(&handled))?;
-            Ok(())
-        }
+        })
         .await;
-        finish(&system, outcome).await
+        if let Some(stopper) = stopper {
+            stopper.await.unwrap()?;
+            probe.expect_terminated(&owner, T).await;
+        }
+        let expected = all(4, 200);
+        let (got, found) = accounted(&mut letters, &handled, &expected, any_item).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        fifo(&got)?;
+        Ok(())
     })
     .await;
 }
@@ -2822,8 +2660,8 @@ async fn s28_s5_s31_adapter_and_direct_tells_keep_order_and_lose_nothing_at_a_st
 // when it is finally stopped each watcher hears `Terminated` exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s14_s18_watchers_hear_nothing_of_restarts_under_load_and_one_terminated_at_the_end() {
-    repeat("watch vs restarts", 20, |i| async move {
-        let system = ActorSystem::new(&format!("watch-restart-{i}")).unwrap();
+    let what = "watch vs restarts";
+    in_systems(what, 20, "watch-restart", |_, system| async move {
         let incarnations = Arc::new(AtomicU64::new(0));
         let actor: ActorRef<Rq> = system
             .spawn(
@@ -2831,61 +2669,43 @@ async fn s14_s18_watchers_hear_nothing_of_restarts_under_load_and_one_terminated
                 "flaky",
             )
             .unwrap();
-        let heard: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-        let outcome: Result<(), String> = async {
-            let mut probe = TestProbe::<u64>::new(&system);
-            probe.watch(&actor);
-            for j in 0..3 {
-                let (t, heard) = (actor.clone(), heard.clone());
-                system
-                    .spawn(
-                        Behaviors::setup(move |ctx| {
-                            ctx.watch(&t);
-                            let heard = heard.clone();
-                            Behaviors::receive_message(|_: u64| ()).on_signal(move |_, signal| {
-                                if let Signal::Terminated(_) = signal {
-                                    heard.lock().unwrap().push(format!("w{j}"));
-                                }
-                            })
-                        }),
-                        &format!("w{j}"),
-                    )
-                    .unwrap();
-            }
-            let (a, mut tasks) = (actor.clone(), JoinSet::new());
-            tasks.spawn(async move {
-                for k in 0..20 {
-                    a.tell(Rq::Fail);
-                    for _ in 0..k % 4 {
-                        yield_now().await;
-                    }
-                }
-            });
-            let sink = system.spawn(Behaviors::ignore::<u64>(), "sink").unwrap();
-            let a = actor.clone();
-            produce(4, 100, move |_| a.tell(Rq::Get(sink.clone()))).await;
-            tasks.join_next().await.unwrap().unwrap();
-            wait_for("21 incarnations", || incarnations.load(SeqCst) >= 21).await?;
-            probe.expect_no_termination(ms(20)).await;
-            if !heard.lock().unwrap().is_empty() {
-                return Err(format!(
-                    "Terminated heard during restarts: {:?}",
-                    heard.lock().unwrap()
-                ));
-            }
-            system.stop(&actor).unwrap();
-            probe.expect_terminated(&actor, T).await;
-            wait_for("three watchers", || heard.lock().unwrap().len() >= 3).await?;
-            probe.expect_no_termination(ms(20)).await;
-            let mut got = heard.lock().unwrap().clone();
-            got.sort();
-            if got != ["w0", "w1", "w2"] {
-                return Err(format!("watchers heard {got:?}"));
-            }
-            Ok(())
+        let heard = log();
+        let mut probe = TestProbe::<u64>::new(&system);
+        probe.watch(&actor);
+        for j in 0..3 {
+            let watcher =
+                terminated_recorder(actor.clone(), heard.clone(), move |_| format!("w{j}"));
+            system.spawn(watcher, &format!("w{j}")).unwrap();
         }
-        .await;
-        finish(&system, outcome).await
+        let (a, mut tasks) = (actor.clone(), JoinSet::new());
+        tasks.spawn(async move {
+            for k in 0..20 {
+                a.tell(Rq::Fail);
+                turns(k % 4).await;
+            }
+        });
+        let sink = system.spawn(Behaviors::ignore::<u64>(), "sink").unwrap();
+        let a = actor.clone();
+        produce(4, 100, move |_| a.tell(Rq::Get(sink.clone()))).await;
+        tasks.join_next().await.unwrap().unwrap();
+        wait_for("21 incarnations", || incarnations.load(SeqCst) >= 21).await?;
+        probe.expect_no_termination(ms(20)).await;
+        if !heard.lock().unwrap().is_empty() {
+            return Err(format!(
+                "Terminated heard during restarts: {:?}",
+                heard.lock().unwrap()
+            ));
+        }
+        system.stop(&actor).unwrap();
+        probe.expect_terminated(&actor, T).await;
+        wait_for("three watchers", || heard.lock().unwrap().len() >= 3).await?;
+        probe.expect_no_termination(ms(20)).await;
+        let mut got = heard.lock().unwrap().clone();
+        got.sort();
+        if got != ["w0", "w1", "w2"] {
+            return Err(format!("watchers heard {got:?}"));
+        }
+        Ok(())
     })
     .await;
 }
@@ -2897,58 +2717,38 @@ async fn s14_s18_watchers_hear_nothing_of_restarts_under_load_and_one_terminated
 // number of answered `Take`s equals the sealed count.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s23_s4_asks_queued_behind_a_reply_then_stop_fail_at_once() {
-    repeat("asks behind a seal", 20, |i| async move {
-        let system = ActorSystem::new(&format!("seal-race-{i}")).unwrap();
+    let what = "asks behind a seal";
+    in_systems(what, 20, "seal-race", |i, system| async move {
         let _letters = dead_letters(&system);
         let ticket = system.spawn(Ticket::default(), "ticket").unwrap();
-        let outcome: Result<(), String> = async {
-            let mut tasks = JoinSet::new();
-            for _ in 0..8 {
-                let ticket = ticket.clone();
-                tasks.spawn(async move {
-                    let mut out = Vec::new();
-                    for _ in 0..50 {
-                        let ask = ticket.ask(Take).timeout(Duration::from_secs(20));
-                        out.push(timeout(Duration::from_secs(3), ask).await);
-                    }
-                    out
-                });
-            }
-            for _ in 0..(i % 5) * 20 {
-                yield_now().await;
-            }
-            let sealed = timeout(
-                Duration::from_secs(3),
-                ticket.ask(Seal).timeout(Duration::from_secs(20)),
-            )
-            .await
-            .map_err(|_| "the seal hung".to_string())?
-            .map_err(|e| format!("seal: {e}"))?;
-            let (mut answered, mut bad) = (0, Vec::new());
-            while let Some(done) = tasks.join_next().await {
-                for outcome in done.unwrap() {
-                    match outcome {
-                        Ok(Ok(_)) => answered += 1,
-                        Ok(Err(AskError::TargetTerminated { .. })) => {}
-                        Ok(Err(e)) => bad.push(format!("{e:?}")),
-                        Err(_) => bad.push("still waiting after 3 s".to_string()),
-                    }
+        let mut tasks = take_askers(&ticket, 50, |t| async move {
+            let ask = t.ask(Take).timeout(Duration::from_secs(20));
+            timeout(Duration::from_secs(3), ask).await
+        });
+        turns((i % 5) * 20).await;
+        let sealed = timeout(
+            Duration::from_secs(3),
+            ticket.ask(Seal).timeout(Duration::from_secs(20)),
+        )
+        .await
+        .map_err(|_| "the seal hung".to_string())?
+        .map_err(|e| format!("seal: {e}"))?;
+        let (mut answered, mut bad) = (0, Vec::new());
+        while let Some(done) = tasks.join_next().await {
+            for outcome in done.unwrap() {
+                match outcome {
+                    Ok(Ok(_)) => answered += 1,
+                    Ok(Err(AskError::TargetTerminated { .. })) => {}
+                    Ok(Err(e)) => bad.push(format!("{e:?}")),
+                    Err(_) => bad.push("still waiting after 3 s".to_string()),
                 }
             }
-            if !bad.is_empty() {
-                return Err(format!(
-                    "{} of 400 asks: {:?}",
-                    bad.len(),
-                    &bad[..bad.len().min(3)]
-                ));
-            }
-            if answered != sealed {
-                return Err(format!("{answered} Takes answered, sealed at {sealed}"));
-            }
-            Ok(())
         }
-        .await;
-        finish(&system, outcome).await
+        none(&bad, "of 400 asks", 3)?;
+        if answered != sealed {
+            return Err(format!("{answered} Takes answered, sealed at {sealed}"));
+        }
+        Ok(())
     })
     .await;
 }
@@ -2958,66 +2758,25 @@ async fn s23_s4_asks_queued_behind_a_reply_then_stop_fail_at_once() {
 // letter, a `false` is a letter; exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s19_s30_s31_offers_racing_terminate_resolve_and_account_every_message() {
-    repeat("offers vs terminate", 20, |i| async move {
-        let system = ActorSystem::new(&format!("offer-term-{i}")).unwrap();
+    let what = "offers vs terminate";
+    in_systems(what, 20, "offer-term", |i, system| async move {
         let mut letters = dead_letters(&system);
         let handled = shared();
-        let sink = system
-            .spawn_with(
-                slow_recorder(&handled),
-                "sink",
-                MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
-            )
-            .unwrap();
-        let refused = shared();
-        let hung = shared();
-        let mut tasks = JoinSet::new();
-        for p in 0..8 {
-            let (sink, refused, hung) = (sink.clone(), refused.clone(), hung.clone());
-            tasks.spawn(async move {
-                for s in 0..60 {
-                    match timeout(Duration::from_secs(3), sink.offer(enc(p, s))).await {
-                        Ok(true) => {}
-                        Ok(false) => refused.lock().unwrap().push(enc(p, s)),
-                        Err(_) => hung.lock().unwrap().push(enc(p, s)),
-                    }
-                }
-            });
-        }
+        let sink = slow_sink(&system, &handled, 1);
+        let (mut tasks, refused, hung) = offerers(&sink, 8, 60, Duration::from_secs(3));
         let k = (i * 23) % 300;
-        let outcome: Result<(), String> = async {
-            wait_for("k handled", || len(&handled) >= k).await?;
-            timeout(T, system.terminate())
-                .await
-                .map_err(|_| "terminate hung".to_string())?;
-            while let Some(done) = tasks.join_next().await {
-                done.unwrap();
-            }
-            if len(&hung) != 0 {
-                return Err(format!(
-                    "{} offers still waiting 3 s after they began",
-                    len(&hung)
-                ));
-            }
-            let expected = all(8, 60);
-            let found = settle(
-                &mut letters,
-                &handled,
-                expected.len(),
-                u64_under("/user/sink"),
-            )
-            .await;
-            let lettered = values(&found);
-            account(&expected, &snapshot(&handled), &lettered)?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            let lettered: HashSet<u64> = lettered.into_iter().collect();
-            if snapshot(&refused).iter().any(|v| !lettered.contains(v)) {
-                return Err("a refused offer is not a dead letter".into());
-            }
-            Ok(())
+        wait_for("k handled", || len(&handled) >= k).await?;
+        terminate_within(&system, "terminate hung").await?;
+        join_all(&mut tasks).await;
+        none_hung(&hung, "still waiting 3 s after they began")?;
+        let expected = all(8, 60);
+        let (_, found) =
+            accounted(&mut letters, &handled, &expected, u64_under("/user/sink")).await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        if !refused_are_letters(&refused, &found).is_empty() {
+            return Err("a refused offer is not a dead letter".into());
         }
-        .await;
-        finish(&system, outcome).await
+        Ok(())
     })
     .await;
 }
@@ -3029,96 +2788,77 @@ async fn s19_s30_s31_offers_racing_terminate_resolve_and_account_every_message()
 // or is one `RecipientStopped` letter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s2_s31_a_stale_ref_never_reaches_the_new_actor_of_the_same_name() {
-    repeat("name reuse", 30, |i| async move {
-        let system = ActorSystem::new(&format!("reuse-{i}")).unwrap();
+    in_systems("name reuse", 30, "reuse", |i, system| async move {
         let mut letters = dead_letters(&system);
         let (old_handled, new_handled) = (shared(), shared());
         let old: ActorRef<u64> = system.spawn(recorder(&old_handled), "reuse").unwrap();
         let mut probe = TestProbe::<u64>::new(&system);
         probe.watch(&old);
         let k = (i * 19) % 500;
-        let outcome: Result<(), String> = async {
-            let replacer = {
-                let (system, old, old_handled, new_handled) = (
-                    system.clone(),
-                    old.clone(),
-                    old_handled.clone(),
-                    new_handled.clone(),
-                );
-                tokio::spawn(async move {
-                    wait_for("k handled", || len(&old_handled) >= k).await?;
-                    system.stop(&old).unwrap();
-                    let deadline = Instant::now() + T;
-                    loop {
-                        match system.spawn(recorder(&new_handled), "reuse") {
-                            Ok(new) => return Ok::<ActorRef<u64>, String>(new),
-                            Err(SpawnError::NameTaken { .. }) if Instant::now() < deadline => {
-                                yield_now().await
-                            }
-                            Err(e) => return Err(format!("respawn: {e}")),
+        let replacer = {
+            let (system, old, old_handled, new_handled) = (
+                system.clone(),
+                old.clone(),
+                old_handled.clone(),
+                new_handled.clone(),
+            );
+            tokio::spawn(async move {
+                wait_for("k handled", || len(&old_handled) >= k).await?;
+                system.stop(&old).unwrap();
+                let deadline = Instant::now() + T;
+                loop {
+                    match system.spawn(recorder(&new_handled), "reuse") {
+                        Ok(new) => return Ok::<ActorRef<u64>, String>(new),
+                        Err(SpawnError::NameTaken { .. }) if Instant::now() < deadline => {
+                            yield_now().await
                         }
+                        Err(e) => return Err(format!("respawn: {e}")),
                     }
-                })
-            };
-            let o = old.clone();
-            produce(4, 250, move |v| o.tell(v)).await;
-            let new = replacer.await.unwrap()?;
-            probe.expect_terminated(&old, T).await;
-            old.tell(enc(9, 0));
-            if new.uid() == old.uid() {
-                return Err("the new actor has the old uid".into());
-            }
-            let mut expected = all(4, 250);
-            expected.push(enc(9, 0));
-            let found = settle(
-                &mut letters,
-                &old_handled,
-                expected.len(),
-                u64_under("/user/reuse"),
-            )
-            .await;
-            if len(&new_handled) != 0 {
-                return Err(format!(
-                    "the new actor handled {} messages told to the old ref",
-                    len(&new_handled)
-                ));
-            }
-            account(&expected, &snapshot(&old_handled), &values(&found))?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            Ok(())
+                }
+            })
+        };
+        let o = old.clone();
+        produce(4, 250, move |v| o.tell(v)).await;
+        let new = replacer.await.unwrap()?;
+        probe.expect_terminated(&old, T).await;
+        old.tell(enc(9, 0));
+        if new.uid() == old.uid() {
+            return Err("the new actor has the old uid".into());
         }
+        let mut expected = all(4, 250);
+        expected.push(enc(9, 0));
+        let found = settle(
+            &mut letters,
+            &old_handled,
+            expected.len(),
+            u64_under("/user/reuse"),
+        )
         .await;
-        finish(&system, outcome).await
+        if len(&new_handled) != 0 {
+            return Err(format!(
+                "the new actor handled {} messages told to the old ref",
+                len(&new_handled)
+            ));
+        }
+        account(&expected, &snapshot(&old_handled), &values(&found))?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        Ok(())
     })
     .await;
 }
 
 /// A tree node like [`tree_node`], whose handler forwards a number to its children and
 /// then awaits forever (an `async` handler that a stop must drop where it awaits).
-fn stuck_node(depth: u32, fanout: u32, log: Arc<Mutex<Vec<String>>>) -> Behavior<u64> {
+fn stuck_node(depth: u32, fanout: u32, log: Log) -> Behavior<u64> {
     Behaviors::setup(move |ctx| {
-        let children: Vec<ActorRef<u64>> = if depth == 0 {
-            Vec::new()
-        } else {
-            (0..fanout)
-                .map(|k| {
-                    ctx.spawn(stuck_node(depth - 1, fanout, log.clone()), &format!("c{k}"))
-                        .unwrap()
-                })
-                .collect()
-        };
-        let log = log.clone();
-        Behaviors::receive_message_async(async move |n: u64| {
+        let children = children(ctx, depth, fanout, &log, stuck_node);
+        let forward = Behaviors::receive_message_async(async move |n: u64| {
             for c in &children {
                 c.tell(n);
             }
             std::future::pending::<()>().await;
-        })
-        .on_signal(move |ctx, signal| {
-            if *signal == Signal::PostStop {
-                log.lock().unwrap().push(ctx.path().to_string());
-            }
-        })
+        });
+        logging_post_stop(forward, &log)
     })
 }
 
@@ -3130,49 +2870,25 @@ fn stuck_node(depth: u32, fanout: u32, log: Arc<Mutex<Vec<String>>>) -> Behavior
 // before parents, and `live_actors()` is 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s19_terminate_drops_awaiting_handlers_and_keeps_post_stop_order() {
-    repeat("stuck trees", 10, |i| async move {
-        let system = ActorSystem::new(&format!("stuck-tree-{i}")).unwrap();
-        let log: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-        let outcome: Result<(), String> = async {
-            let roots: Vec<ActorRef<u64>> = (0..2)
-                .map(|r| {
-                    system
-                        .spawn(stuck_node(3, 3, log.clone()), &format!("root{r}"))
-                        .unwrap()
-                })
-                .collect();
-            for (n, root) in roots.iter().enumerate() {
-                root.tell(n as u64);
-                root.tell(n as u64 + 10);
-            }
-            for _ in 0..(i % 4) * 20 {
-                yield_now().await;
-            }
-            let started = Instant::now();
-            timeout(T, system.terminate())
-                .await
-                .map_err(|_| "terminate did not finish in 10 s".to_string())?;
-            let took = started.elapsed();
-            if system.live_actors() != 0 {
-                return Err(format!("live_actors() is {}", system.live_actors()));
-            }
-            let log = log.lock().unwrap().clone();
-            if log.len() != 80 || log.iter().collect::<HashSet<_>>().len() != 80 {
-                return Err(format!(
-                    "{} PostStop for 80 actors (terminate took {took:?})",
-                    log.len()
-                ));
-            }
-            post_stop_order(&log)?;
-            if took > Duration::from_millis(2500) {
-                return Err(format!(
-                    "terminate took {took:?} with only awaiting handlers to drop"
-                ));
-            }
-            Ok(())
+    in_systems("stuck trees", 10, "stuck-tree", |i, system| async move {
+        let log = log();
+        let roots = two_roots(&system, || stuck_node(3, 3, log.clone()));
+        for (n, root) in roots.iter().enumerate() {
+            root.tell(n as u64);
+            root.tell(n as u64 + 10);
         }
-        .await;
-        finish(&system, outcome).await
+        turns((i % 4) * 20).await;
+        let started = Instant::now();
+        terminate_within(&system, "terminate did not finish in 10 s").await?;
+        let took = started.elapsed();
+        no_live_actors(&system, "")?;
+        eighty_post_stops(&log, &format!(" (terminate took {took:?})"))?;
+        if took > Duration::from_millis(2500) {
+            return Err(format!(
+                "terminate took {took:?} with only awaiting handlers to drop"
+            ));
+        }
+        Ok(())
     })
     .await;
 }
@@ -3184,110 +2900,94 @@ async fn s19_terminate_drops_awaiting_handlers_and_keeps_post_stop_order() {
 // `LeakReport::after_terminating` finds nothing left: no actor, task, timer or ask.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s19_s48_a_busy_system_terminated_under_load_leaves_nothing_behind() {
-    repeat("leaks", 10, |i| async move {
-        let system = ActorSystem::builder(&format!("leaks-{i}"))
+    let build = |i| {
+        ActorSystem::builder(&format!("leaks-{i}"))
             .track_leaks(true)
             .build()
-            .unwrap();
-        let outcome: Result<(), String> = async {
-            let mut tickers = Vec::new();
-            for j in 0..10 {
-                let ticker: ActorRef<Tm> = system
-                    .spawn(
-                        Behaviors::supervise(Behaviors::with_timers(|timers| {
-                            timers.start_fixed_rate("rate", Tm::Tick(0), ms(1)).unwrap();
-                            timers
-                                .start_fixed_delay("delay", Tm::Tick(1), ms(1))
-                                .unwrap();
-                            timers.start_single_timer("once", Tm::Tick(2), ms(3));
-                            Behaviors::receive_message(|m: Tm| -> Result<(), Boom> {
-                                if m == Tm::Fail { Err(Boom) } else { Ok(()) }
-                            })
-                        }))
-                        .on_failure::<Boom>(
-                            SupervisorStrategy::restart()
-                                .with_limit(10_000, Duration::from_secs(60))
-                                .unwrap(),
-                        ),
-                        &format!("ticker{j}"),
-                    )
-                    .unwrap();
-                tickers.push(ticker);
-            }
-            let controller = {
-                let tickers = tickers.clone();
-                tokio::spawn(async move {
-                    for k in 0..200 {
-                        tickers[k % 10].tell(Tm::Fail);
-                        yield_now().await;
-                    }
-                })
-            };
-            let counter = system.spawn(Ticket::default(), "counter").unwrap();
-            let mut askers = JoinSet::new();
-            for _ in 0..4 {
-                let counter = counter.clone();
-                askers.spawn(async move {
-                    loop {
-                        match counter.ask(Take).timeout(Duration::from_secs(5)).await {
-                            Ok(_) => {}
-                            Err(AskError::TargetTerminated { .. }) => return Ok(()),
-                            Err(e) => return Err(format!("an ask: {e:?}")),
-                        }
-                    }
-                });
-            }
-            let spawned = Arc::new(AtomicU64::new(0));
-            for j in 0..2 {
-                let (sp, st) = (spawned.clone(), Arc::new(AtomicU64::new(0)));
-                let spawner: ActorRef<u64> = system
-                    .spawn(
-                        Behaviors::receive(move |ctx, n: u64| {
-                            if ctx
-                                .spawn_anonymous(counted_leaf(sp.clone(), st.clone(), true))
-                                .map(|_: ActorRef<u64>| ())
-                                .is_ok()
-                            {
-                                sp.fetch_add(1, SeqCst);
-                            }
-                            ctx.self_ref().tell(n + 1);
-                        }),
-                        &format!("spawner{j}"),
-                    )
-                    .unwrap();
-                spawner.tell(0_u64);
-            }
-            let stuck = system
-                .spawn(stuck_node(0, 0, Arc::new(Mutex::new(Vec::new()))), "stuck")
+            .unwrap()
+    };
+    in_built_systems("leaks", 10, build, |i, system| async move {
+        let mut tickers = Vec::new();
+        for j in 0..10 {
+            let ticker: ActorRef<Tm> = system
+                .spawn(
+                    Behaviors::supervise(Behaviors::with_timers(|timers| {
+                        timers.start_fixed_rate("rate", Tm::Tick(0), ms(1)).unwrap();
+                        timers
+                            .start_fixed_delay("delay", Tm::Tick(1), ms(1))
+                            .unwrap();
+                        timers.start_single_timer("once", Tm::Tick(2), ms(3));
+                        Behaviors::receive_message(|m: Tm| -> Result<(), Boom> {
+                            if m == Tm::Fail { Err(Boom) } else { Ok(()) }
+                        })
+                    }))
+                    .on_failure::<Boom>(
+                        SupervisorStrategy::restart()
+                            .with_limit(10_000, Duration::from_secs(60))
+                            .unwrap(),
+                    ),
+                    &format!("ticker{j}"),
+                )
                 .unwrap();
-            stuck.tell(1_u64);
-            wait_for("spawning", || spawned.load(SeqCst) >= 100).await?;
-            for _ in 0..(i % 5) * 10 {
-                yield_now().await;
-            }
-            let term = system.terminate();
-            timeout(T, async {
-                while let Some(done) = askers.join_next().await {
-                    done.unwrap()?;
-                }
-                Ok::<(), String>(())
-            })
-            .await
-            .map_err(|_| "an ask did not end".to_string())??;
-            controller.await.unwrap();
-            timeout(T, term)
-                .await
-                .map_err(|_| "terminate hung".to_string())?;
-            let report = timeout(T, tapio::testkit::LeakReport::after_terminating(&system))
-                .await
-                .map_err(|_| "the leak report hung".to_string())?;
-            if !report.is_clean() || !report.counted_everything() {
-                return Err(format!("leak report: {report}"));
-            }
-            Ok(())
+            tickers.push(ticker);
         }
-        .await;
-        finish(&system, outcome).await
+        let controller = {
+            let tickers = tickers.clone();
+            tokio::spawn(async move {
+                for k in 0..200 {
+                    tickers[k % 10].tell(Tm::Fail);
+                    yield_now().await;
+                }
+            })
+        };
+        let counter = system.spawn(Ticket::default(), "counter").unwrap();
+        let mut askers = JoinSet::new();
+        for _ in 0..4 {
+            let counter = counter.clone();
+            askers.spawn(async move {
+                loop {
+                    match counter.ask(Take).timeout(Duration::from_secs(5)).await {
+                        Ok(_) => {}
+                        Err(AskError::TargetTerminated { .. }) => return Ok(()),
+                        Err(e) => return Err(format!("an ask: {e:?}")),
+                    }
+                }
+            });
+        }
+        let spawned = Arc::new(AtomicU64::new(0));
+        for j in 0..2 {
+            let spawner: ActorRef<u64> = system
+                .spawn(
+                    spawn_loop(spawned.clone(), Arc::new(AtomicU64::new(0))),
+                    &format!("spawner{j}"),
+                )
+                .unwrap();
+            spawner.tell(0_u64);
+        }
+        let stuck = system.spawn(stuck_node(0, 0, log()), "stuck").unwrap();
+        stuck.tell(1_u64);
+        wait_for("spawning", || spawned.load(SeqCst) >= 100).await?;
+        turns((i % 5) * 10).await;
+        let term = system.terminate();
+        timeout(T, async {
+            while let Some(done) = askers.join_next().await {
+                done.unwrap()?;
+            }
+            Ok::<(), String>(())
+        })
+        .await
+        .map_err(|_| "an ask did not end".to_string())??;
+        controller.await.unwrap();
+        timeout(T, term)
+            .await
+            .map_err(|_| "terminate hung".to_string())?;
+        let report = timeout(T, tapio::testkit::LeakReport::after_terminating(&system))
+            .await
+            .map_err(|_| "the leak report hung".to_string())?;
+        if !report.is_clean() || !report.counted_everything() {
+            return Err(format!("leak report: {report}"));
+        }
+        Ok(())
     })
     .await;
 }
@@ -3299,8 +2999,7 @@ async fn s19_s48_a_busy_system_terminated_under_load_leaves_nothing_behind() {
 // wait.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_waiting_offers_are_served_in_the_order_they_began_to_wait() {
-    repeat("offer order", 30, |i| async move {
-        let system = ActorSystem::new(&format!("offer-order-{i}")).unwrap();
+    in_systems("offer order", 30, "offer-order", |i, system| async move {
         let handled = shared();
         let gate = Arc::new(Notify::new());
         let (h, g) = (handled.clone(), gate.clone());
@@ -3317,49 +3016,43 @@ async fn s30_waiting_offers_are_served_in_the_order_they_began_to_wait() {
                 MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
             )
             .unwrap();
-        let outcome: Result<(), String> = async {
-            sink.tell(u64::MAX); // taken, and the handler waits on the gate
-            let filler = enc(9, 0);
-            if !timeout(T, sink.offer(filler))
-                .await
-                .map_err(|_| "the filler offer hung".to_string())?
-            {
-                return Err("the filler was refused".into());
-            }
-            let mut tasks = JoinSet::new();
-            for k in 0..8_u64 {
-                let mut offer = sink.offer(enc(0, k));
-                std::future::poll_fn(|cx| {
-                    if std::pin::Pin::new(&mut offer).poll(cx).is_ready() {
-                        return std::task::Poll::Ready(Err(format!("offer {k} did not wait")));
-                    }
-                    std::task::Poll::Ready(Ok(()))
-                })
-                .await?;
-                tasks.spawn(async move { timeout(T, offer).await });
-                for _ in 0..(k as usize + i) % 3 {
-                    yield_now().await;
-                }
-            }
-            gate.notify_one();
-            while let Some(done) = tasks.join_next().await {
-                if done.unwrap() != Ok(true) {
-                    return Err("an offer was refused or hung".into());
-                }
-            }
-            wait_for("nine handled", || len(&handled) >= 9).await?;
-            let got: Vec<String> = snapshot(&handled).into_iter().map(show).collect();
-            let want: Vec<String> = std::iter::once(filler)
-                .chain((0..8).map(|k| enc(0, k)))
-                .map(show)
-                .collect();
-            if got != want {
-                return Err(format!("handled in the order {got:?}"));
-            }
-            Ok(())
+        sink.tell(u64::MAX); // taken, and the handler waits on the gate
+        let filler = enc(9, 0);
+        if !timeout(T, sink.offer(filler))
+            .await
+            .map_err(|_| "the filler offer hung".to_string())?
+        {
+            return Err("the filler was refused".into());
         }
-        .await;
-        finish(&system, outcome).await
+        let mut tasks = JoinSet::new();
+        for k in 0..8_u64 {
+            let mut offer = sink.offer(enc(0, k));
+            std::future::poll_fn(|cx| {
+                if std::pin::Pin::new(&mut offer).poll(cx).is_ready() {
+                    return std::task::Poll::Ready(Err(format!("offer {k} did not wait")));
+                }
+                std::task::Poll::Ready(Ok(()))
+            })
+            .await?;
+            tasks.spawn(async move { timeout(T, offer).await });
+            turns((k as usize + i) % 3).await;
+        }
+        gate.notify_one();
+        while let Some(done) = tasks.join_next().await {
+            if done.unwrap() != Ok(true) {
+                return Err("an offer was refused or hung".into());
+            }
+        }
+        wait_for("nine handled", || len(&handled) >= 9).await?;
+        let got: Vec<String> = snapshot(&handled).into_iter().map(show).collect();
+        let want: Vec<String> = std::iter::once(filler)
+            .chain((0..8).map(|k| enc(0, k)))
+            .map(show)
+            .collect();
+        if got != want {
+            return Err(format!("handled in the order {got:?}"));
+        }
+        Ok(())
     })
     .await;
 }
@@ -3378,17 +3071,14 @@ pub struct Echo {
 // rare: up to 250 iterations (100 000 asks).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s22_s31_an_answer_racing_the_deadline_is_delivered_or_lettered_exactly_once() {
-    repeat("late answers", 250, |i| async move {
-        let system = ActorSystem::new(&format!("late-{i}")).unwrap();
+    in_systems("late answers", 250, "late", |i, system| async move {
         let mut letters = dead_letters(&system);
         let replied = shared();
         let rp = replied.clone();
         let responder: ActorRef<Echo> = system
             .spawn(
                 Behaviors::receive_message_async(async move |e: Echo| {
-                    for _ in 0..e.id % 5 {
-                        yield_now().await;
-                    }
+                    turns((e.id % 5) as usize).await;
                     e.reply_to.tell(e.id);
                     rp.lock().unwrap().push(e.id);
                 }),
@@ -3397,60 +3087,56 @@ async fn s22_s31_an_answer_racing_the_deadline_is_delivered_or_lettered_exactly_
             .unwrap();
         let answered = shared();
         let timed_out = shared();
-        let outcome: Result<(), String> = async {
-            let mut tasks = JoinSet::new();
-            for id in 0..400_u64 {
-                let (r, a, t) = (responder.clone(), answered.clone(), timed_out.clone());
-                tasks.spawn(async move {
-                    let within = Duration::from_micros((id * 53 + i as u64 * 7) % 2000);
-                    match r
-                        .ask_with(|reply_to| Echo { id, reply_to })
-                        .timeout(within)
-                        .await
-                    {
-                        Ok(v) if v == id => a.lock().unwrap().push(v),
-                        Ok(v) => return Err(format!("ask {id} got {v}")),
-                        Err(AskError::Timeout { .. }) => t.lock().unwrap().push(id),
-                        Err(e) => return Err(format!("ask {id}: {e:?}")),
-                    }
-                    Ok(())
-                });
-            }
-            while let Some(done) = timeout(T, tasks.join_next())
-                .await
-                .map_err(|_| "asks hung".to_string())?
-            {
-                done.unwrap()?;
-            }
-            let expected: Vec<u64> = (0..400).collect();
-            let found = settle(&mut letters, &answered, expected.len(), |l| {
-                l.take_message::<u64>()
-            })
-            .await;
-            account(&expected, &snapshot(&answered), &values(&found)).map_err(|e| {
-                let mut by: HashMap<String, usize> = HashMap::new();
-                for (_, r) in &found {
-                    *by.entry(format!("{r:?}")).or_default() += 1;
+        let mut tasks = JoinSet::new();
+        for id in 0..400_u64 {
+            let (r, a, t) = (responder.clone(), answered.clone(), timed_out.clone());
+            tasks.spawn(async move {
+                let within = Duration::from_micros((id * 53 + i as u64 * 7) % 2000);
+                match r
+                    .ask_with(|reply_to| Echo { id, reply_to })
+                    .timeout(within)
+                    .await
+                {
+                    Ok(v) if v == id => a.lock().unwrap().push(v),
+                    Ok(v) => return Err(format!("ask {id} got {v}")),
+                    Err(AskError::Timeout { .. }) => t.lock().unwrap().push(id),
+                    Err(e) => return Err(format!("ask {id}: {e:?}")),
                 }
-                format!(
-                    "{e}; {} asks timed out; letters by reason: {by:?}; the responder replied {} times; the subscription lost {}",
-                    len(&timed_out),
-                    len(&replied),
-                    letters.lost()
-                )
-            })?;
-            reasons(&found, &DeadLetterReason::AskEnded)?;
-            if found.len() != len(&timed_out) {
-                return Err(format!(
-                    "{} asks timed out, {} AskEnded letters",
-                    len(&timed_out),
-                    found.len()
-                ));
-            }
-            Ok(())
+                Ok(())
+            });
         }
+        while let Some(done) = timeout(T, tasks.join_next())
+            .await
+            .map_err(|_| "asks hung".to_string())?
+        {
+            done.unwrap()?;
+        }
+        let expected: Vec<u64> = (0..400).collect();
+        let found = settle(&mut letters, &answered, expected.len(), |l| {
+            l.take_message::<u64>()
+        })
         .await;
-        finish(&system, outcome).await
+        account(&expected, &snapshot(&answered), &values(&found)).map_err(|e| {
+            let mut by: HashMap<String, usize> = HashMap::new();
+            for (_, r) in &found {
+                *by.entry(format!("{r:?}")).or_default() += 1;
+            }
+            format!(
+                "{e}; {} asks timed out; letters by reason: {by:?}; the responder replied {} times; the subscription lost {}",
+                len(&timed_out),
+                len(&replied),
+                letters.lost()
+            )
+        })?;
+        reasons(&found, &DeadLetterReason::AskEnded)?;
+        if found.len() != len(&timed_out) {
+            return Err(format!(
+                "{} asks timed out, {} AskEnded letters",
+                len(&timed_out),
+                found.len()
+            ));
+        }
+        Ok(())
     })
     .await;
 }
@@ -3460,42 +3146,24 @@ async fn s22_s31_an_answer_racing_the_deadline_is_delivered_or_lettered_exactly_
 // handles every message exactly once, each producer's messages in the order sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_s5_a_broadcast_pool_gives_every_routee_every_message_in_order() {
-    repeat("broadcast", 10, |i| async move {
-        let system = ActorSystem::new(&format!("broadcast-{i}")).unwrap();
-        let seen: Arc<Mutex<HashMap<String, Vec<u64>>>> = Arc::new(Mutex::new(HashMap::new()));
+    in_systems("broadcast", 10, "broadcast", |_, system| async move {
+        let seen = ByRoutee::default();
         let s = seen.clone();
-        let pool = Routers::pool(3, move || {
-            let s = s.clone();
-            Behaviors::receive(move |ctx, n: u64| {
-                s.lock()
-                    .unwrap()
-                    .entry(ctx.path().name().to_string())
-                    .or_default()
-                    .push(n);
-            })
-        })
-        .unwrap()
-        .broadcast();
+        let pool = Routers::pool(3, move || name_recorder(&s))
+            .unwrap()
+            .broadcast();
         let router: ActorRef<u64> = system.spawn(pool, "pool").unwrap();
-        let outcome: Result<(), String> = async {
-            let r = router.clone();
-            produce(4, 250, move |v| r.tell(v)).await;
-            wait_for("3000 handled", || {
-                seen.lock().unwrap().values().map(Vec::len).sum::<usize>() >= 3000
-            })
-            .await?;
-            let seen = seen.lock().unwrap().clone();
-            if seen.len() != 3 {
-                return Err(format!("{} routees handled messages", seen.len()));
-            }
-            for (name, got) in &seen {
-                account(&all(4, 250), got, &[]).map_err(|e| format!("{name}: {e}"))?;
-                fifo(got).map_err(|e| format!("{name}: {e}"))?;
-            }
-            Ok(())
+        let r = router.clone();
+        produce(4, 250, move |v| r.tell(v)).await;
+        let seen = all_routed(&seen, 3000).await?;
+        if seen.len() != 3 {
+            return Err(format!("{} routees handled messages", seen.len()));
         }
-        .await;
-        finish(&system, outcome).await
+        for (name, got) in &seen {
+            account(&all(4, 250), got, &[]).map_err(|e| format!("{name}: {e}"))?;
+            fifo(got).map_err(|e| format!("{name}: {e}"))?;
+        }
+        Ok(())
     })
     .await;
 }

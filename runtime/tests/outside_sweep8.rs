@@ -53,7 +53,10 @@ use tapio::remote::spawn::{
 use tapio::remote::{LinkError, PeerUnreachable, RemoteSettings};
 use tapio::testkit::{LinkDirection, TestProbe, two_nodes};
 use tapio::wire::{Registry, WireLimits, WireProblem};
-use tapio::{Address, AskError, DeadLetter, DeadLetterReason, Subscription, remote_behavior};
+use tapio::{
+    ActorSystemBuilder, Address, AskError, DeadLetter, DeadLetterReason, Subscription,
+    remote_behavior,
+};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::time::{Instant, timeout};
 
@@ -293,6 +296,24 @@ fn node(name: &str, settings: RemoteSettings) -> ActorSystem {
         .expect("a node on loopback")
 }
 
+/// A node on loopback with the calm settings, its builder first passed to `more`.
+fn node_with(
+    name: &str,
+    more: impl FnOnce(ActorSystemBuilder) -> ActorSystemBuilder,
+) -> ActorSystem {
+    more(ActorSystem::builder(name).remote(calm()))
+        .build()
+        .unwrap()
+}
+
+/// The wire limits of a receiver that holds frames to 16 KiB.
+fn small_frames() -> WireLimits {
+    WireLimits {
+        max_frame: 16 * 1024,
+        ..WireLimits::DEFAULT
+    }
+}
+
 fn three(settings: RemoteSettings) -> (ActorSystem, ActorSystem, ActorSystem) {
     (
         node("a", settings.clone()),
@@ -389,6 +410,40 @@ async fn letter_where(
     })
     .await;
     got.unwrap_or_else(|_| panic!("no dead letter {what} within {T:?}; saw {seen:?}"))
+}
+
+/// The next dead letter sent to `to`'s URI.
+async fn letter_to<P: Message>(
+    letters: &mut Subscription<DeadLetter>,
+    what: &str,
+    to: &ActorRef<P>,
+) -> DeadLetter {
+    let to = uri(to);
+    letter_where(letters, what, |l| l.recipient().to_uri() == to).await
+}
+
+/// The next letter refused from a peer: it must name `peer`, its problem pass `expected`.
+async fn from_peer(
+    letters: &mut Subscription<DeadLetter>,
+    what: &str,
+    peer: &Address,
+    expected: impl Fn(&WireProblem) -> bool,
+) -> DeadLetter {
+    let letter = letter_where(letters, what, |l| {
+        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
+    })
+    .await;
+    match letter.reason() {
+        DeadLetterReason::FromPeer {
+            peer: from,
+            problem,
+        } => {
+            assert_eq!(from, peer);
+            assert!(expected(problem), "{problem:?}");
+        }
+        other => panic!("{other}"),
+    }
+    letter
 }
 
 /// Every letter that arrives within `quiet` of the previous one.
@@ -491,6 +546,80 @@ fn ask_text(to: &ActorRef<Question>, text: &str, deadline: Duration) -> tapio::A
         .timeout(deadline)
 }
 
+/// Ask `to` about `text` (deadline `T`), and the answer.
+async fn answered(to: &ActorRef<Question>, text: &str, what: &str) -> Answer {
+    timeout(T, ask_text(to, text, T))
+        .await
+        .unwrap()
+        .expect(what)
+}
+
+/// A note `n` from `from`.
+fn note_from(from: &str, n: u64) -> Note {
+    Note {
+        from: from.into(),
+        n,
+    }
+}
+
+/// Message `n` of the sequence from `from`.
+fn seq_from(from: &str, n: u64) -> Seq {
+    Seq {
+        from: from.into(),
+        n,
+    }
+}
+
+/// A blob tagged `tag`.
+fn blob(tag: u64, bytes: Vec<u8>) -> Blob {
+    Blob { tag, bytes }
+}
+
+/// Offer `to` the messages `0..n` from `who`, in turn; answers how many were refused.
+async fn refused_offers(to: &ActorRef<Seq>, who: &str, n: u64) -> u64 {
+    let mut refused = 0;
+    for k in 0..n {
+        if !to.offer(seq_from(who, k)).await {
+            refused += 1;
+        }
+    }
+    refused
+}
+
+/// A directory on `system` holding the last worker registered; the receiver hears each one.
+fn directory(system: &ActorSystem) -> (ActorRef<Dir>, UnboundedReceiver<()>) {
+    let (registered, rx) = mpsc::unbounded_channel::<()>();
+    let held: Arc<Mutex<Option<ActorRef<Note>>>> = Arc::default();
+    let directory = system
+        .spawn(
+            Behaviors::receive_message(move |d: Dir| match d {
+                Dir::Register(r) => {
+                    *held.lock().unwrap() = Some(r);
+                    let _ = registered.send(());
+                }
+                Dir::Lookup(reply_to) => reply_to.tell(Found(held.lock().unwrap().clone())),
+            }),
+            "directory",
+        )
+        .unwrap();
+    (directory, rx)
+}
+
+/// A spawner on `on` offering `echo_worker`, and its ref as `from` resolves it.
+fn echo_spawner(
+    on: &ActorSystem,
+    from: &ActorSystem,
+) -> (ActorRef<SpawnerMsg>, ActorRef<SpawnerMsg>) {
+    let spawner = on
+        .spawn(
+            Spawner::offering::<echo_worker>().build().unwrap(),
+            "spawner",
+        )
+        .unwrap();
+    let resolved = from.resolve::<SpawnerMsg>(&uri(&spawner)).unwrap();
+    (spawner, resolved)
+}
+
 fn relay(system: &ActorSystem, out: Option<UnboundedSender<ActorRef<Note>>>) -> ActorRef<Hop> {
     system
         .spawn(
@@ -536,20 +665,7 @@ fn pattern(size: usize, seed: u64) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s36_a_ref_to_c_handed_to_a_by_b_reaches_c_directly() {
     let (a, b, c) = three(calm());
-    let (registered_tx, mut registered) = mpsc::unbounded_channel::<()>();
-    let held: Arc<Mutex<Option<ActorRef<Note>>>> = Arc::default();
-    let directory = b
-        .spawn(
-            Behaviors::receive_message(move |d: Dir| match d {
-                Dir::Register(r) => {
-                    *held.lock().unwrap() = Some(r);
-                    let _ = registered_tx.send(());
-                }
-                Dir::Lookup(reply_to) => reply_to.tell(Found(held.lock().unwrap().clone())),
-            }),
-            "directory",
-        )
-        .unwrap();
+    let (directory, mut registered) = directory(&b);
     let (worker, mut at_c) = sink::<Note>(&c, "worker");
     c.resolve::<Dir>(&uri(&directory))
         .unwrap()
@@ -566,17 +682,8 @@ async fn s36_a_ref_to_c_handed_to_a_by_b_reaches_c_directly() {
     assert_eq!(found.path().to_uri(), worker.path().to_uri());
     assert_eq!(found.uid(), worker.uid(), "the incarnation travels too");
 
-    found.tell(Note {
-        from: "a".into(),
-        n: 7,
-    });
-    assert_eq!(
-        recv(&mut at_c, "A's note at C").await,
-        Note {
-            from: "a".into(),
-            n: 7
-        }
-    );
+    found.tell(note_from("a", 7));
+    assert_eq!(recv(&mut at_c, "A's note at C").await, note_from("a", 7));
     end(&[&a, &b, &c]).await;
 }
 
@@ -600,26 +707,14 @@ async fn s36_a_ref_that_goes_round_three_systems_comes_home_local() {
         trail: vec!["a".into()],
     });
     let note = recv(&mut notes, "the note after the round trip").await;
-    assert_eq!(
-        note,
-        Note {
-            from: "a>b>c>a".into(),
-            n: 4
-        }
-    );
+    assert_eq!(note, note_from("a>b>c>a", 4));
 
     let decoded = recv(&mut home, "the ref as A's relay decoded it").await;
     assert_eq!(decoded, target);
     assert_eq!(decoded.uid(), target.uid());
     assert_eq!(decoded.path().address(), a.address());
-    decoded.tell(Note {
-        from: "through the decoded ref".into(),
-        n: 1,
-    });
-    target.tell(Note {
-        from: "through the original".into(),
-        n: 2,
-    });
+    decoded.tell(note_from("through the decoded ref", 1));
+    target.tell(note_from("through the original", 2));
     let one = recv(&mut notes, "the first local note").await;
     let two = recv(&mut notes, "the second local note").await;
     assert_eq!(
@@ -644,10 +739,7 @@ async fn s36_s41_b_watches_a_ref_to_c_it_got_from_a() {
             Behaviors::receive(move |ctx, msg: WatchThis| {
                 let WatchThis(r) = msg;
                 ctx.watch(&r);
-                r.tell(Note {
-                    from: "b".into(),
-                    n: 1,
-                });
+                r.tell(note_from("b", 1));
                 let _ = got_tx.send(r);
             })
             .on_signal(move |_, signal| {
@@ -687,10 +779,12 @@ async fn s44_an_ask_answered_by_another_actor_than_the_one_asked() {
     let front = front(&b, "front", worker);
     let at_a = a.resolve::<Question>(&uri(&front)).unwrap();
     for i in 0..5 {
-        let answer = timeout(T, ask_text(&at_a, &format!("q{i}"), T))
-            .await
-            .unwrap()
-            .expect("answered by the worker behind the front");
+        let answer = answered(
+            &at_a,
+            &format!("q{i}"),
+            "answered by the worker behind the front",
+        )
+        .await;
         assert_eq!(
             answer,
             Answer {
@@ -711,10 +805,7 @@ async fn s44_an_ask_answered_from_a_third_system() {
     let front = front(&b, "front", b.resolve::<Question>(&uri(&worker)).unwrap());
     let at_a = a.resolve::<Question>(&uri(&front)).unwrap();
     for i in 0..5 {
-        let answer = timeout(T, ask_text(&at_a, &format!("via c {i}"), T))
-            .await
-            .unwrap()
-            .expect("answered from C");
+        let answer = answered(&at_a, &format!("via c {i}"), "answered from C").await;
         assert_eq!(
             answer,
             Answer {
@@ -776,10 +867,7 @@ async fn s44_asks_in_flight_to_a_given_up_peer_fail_fast_while_a_third_answers()
     let cut_at = Instant::now();
     cut(&a, &b);
 
-    let answer = timeout(T, ask_text(&worker_at_a, "still there?", T))
-        .await
-        .unwrap()
-        .expect("C answers while B is cut off");
+    let answer = answered(&worker_at_a, "still there?", "C answers while B is cut off").await;
     assert_eq!(answer.by, "c");
 
     for ask in asks {
@@ -865,10 +953,7 @@ async fn s44_s40_a_request_over_the_frame_limit_fails_the_ask_at_once() {
         took < Duration::from_secs(2),
         "at once, not at the deadline: {took:?}"
     );
-    let letter = letter_where(&mut letters, "for the big request", |l| {
-        l.recipient().to_uri() == uri(&big)
-    })
-    .await;
+    let letter = letter_to(&mut letters, "for the big request", &big).await;
     assert!(
         !matches!(letter.reason(), DeadLetterReason::FromPeer { .. }),
         "refused on the sender: {}",
@@ -1099,26 +1184,14 @@ async fn s40_a_tell_over_the_frame_limit_is_a_dead_letter_on_the_sender_only() {
     let (a, b) = (node("a", calm()), node("b", calm()));
     let (blobs, mut got) = sink::<Blob>(&b, "blobs");
     let at_a = a.resolve::<Blob>(&uri(&blobs)).unwrap();
-    at_a.tell(Blob {
-        tag: 0,
-        bytes: vec![],
-    });
+    at_a.tell(blob(0, vec![]));
     assert_eq!(recv(&mut got, "a small blob").await.tag, 0);
 
     let mut at_a_letters = a.events().subscribe::<DeadLetter>();
     let mut at_b_letters = b.events().subscribe::<DeadLetter>();
-    at_a.tell(Blob {
-        tag: 1,
-        bytes: vec![0; 1_200_000],
-    });
-    at_a.tell(Blob {
-        tag: 2,
-        bytes: vec![2; 10],
-    });
-    let letter = letter_where(&mut at_a_letters, "for the oversized blob", |l| {
-        l.recipient().to_uri() == uri(&blobs)
-    })
-    .await;
+    at_a.tell(blob(1, vec![0; 1_200_000]));
+    at_a.tell(blob(2, vec![2; 10]));
+    let letter = letter_to(&mut at_a_letters, "for the oversized blob", &blobs).await;
     assert!(
         !matches!(letter.reason(), DeadLetterReason::FromPeer { .. }),
         "{}",
@@ -1129,13 +1202,7 @@ async fn s40_a_tell_over_the_frame_limit_is_a_dead_letter_on_the_sender_only() {
         Some(1),
         "the letter carries it"
     );
-    assert_eq!(
-        recv(&mut got, "the next blob").await,
-        Blob {
-            tag: 2,
-            bytes: vec![2; 10]
-        }
-    );
+    assert_eq!(recv(&mut got, "the next blob").await, blob(2, vec![2; 10]));
     let at_b = drain_letters(&mut at_b_letters, ms(300)).await;
     assert!(at_b.is_empty(), "the receiver saw nothing of it: {at_b:?}");
     end(&[&a, &b]).await;
@@ -1156,10 +1223,7 @@ async fn s40_s31_a_tell_burst_keeps_order_and_accounts_for_every_message() {
         .unwrap();
     let at_a = a.resolve::<Seq>(&uri(&seqs)).unwrap();
     for n in 0..N {
-        at_a.tell(Seq {
-            from: "a".into(),
-            n,
-        });
+        at_a.tell(seq_from("a", n));
     }
     let mut arrived = Vec::new();
     let mut lettered = BTreeSet::new();
@@ -1208,21 +1272,8 @@ async fn s40_s47_offer_bursts_from_two_systems_arrive_whole_and_in_order() {
     let (seqs, mut got) = sink::<Seq>(&b, "seqs");
     let from_a = a.resolve::<Seq>(&uri(&seqs)).unwrap();
     let from_c = c.resolve::<Seq>(&uri(&seqs)).unwrap();
-    let offer_all = |to: ActorRef<Seq>, who: &'static str| async move {
-        let mut refused = 0;
-        for n in 0..N {
-            if !to
-                .offer(Seq {
-                    from: who.into(),
-                    n,
-                })
-                .await
-            {
-                refused += 1;
-            }
-        }
-        refused
-    };
+    let offer_all =
+        |to: ActorRef<Seq>, who: &'static str| async move { refused_offers(&to, who, N).await };
     let (ra, rc) = timeout(Duration::from_secs(30), async {
         tokio::join!(offer_all(from_a, "a"), offer_all(from_c, "c"))
     })
@@ -1250,36 +1301,17 @@ async fn s40_s45_a_held_association_does_not_hold_another() {
     linked(&c, &b).await;
     dir(&c, &b).partition();
     for n in 0..50 {
-        from_c.tell(Seq {
-            from: "c".into(),
-            n,
-        });
-        from_a.tell(Seq {
-            from: "a".into(),
-            n,
-        });
+        from_c.tell(seq_from("c", n));
+        from_a.tell(seq_from("a", n));
     }
     for n in 0..50 {
         let seq = recv(&mut got, "A's message").await;
-        assert_eq!(
-            seq,
-            Seq {
-                from: "a".into(),
-                n
-            },
-            "only A's arrive while C's are held"
-        );
+        assert_eq!(seq, seq_from("a", n), "only A's arrive while C's are held");
     }
     nothing(&mut got, ms(200), "C's messages during the partition").await;
     dir(&c, &b).heal();
     for n in 0..50 {
-        assert_eq!(
-            recv(&mut got, "C's message").await,
-            Seq {
-                from: "c".into(),
-                n
-            }
-        );
+        assert_eq!(recv(&mut got, "C's message").await, seq_from("c", n));
     }
     end(&[&a, &b, &c]).await;
 }
@@ -1291,16 +1323,10 @@ async fn drops_with_seed(seed: u64) -> BTreeSet<u64> {
     linked(&nodes.a, &nodes.b).await;
     nodes.a_to_b().drop_ratio(0.5, seed);
     for n in 0..200 {
-        at_a.tell(Seq {
-            from: "a".into(),
-            n,
-        });
+        at_a.tell(seq_from("a", n));
     }
     nodes.a_to_b().clear();
-    at_a.tell(Seq {
-        from: "a".into(),
-        n: 1_000,
-    });
+    at_a.tell(seq_from("a", 1_000));
     let mut arrived = Vec::new();
     loop {
         let seq = recv(&mut got, "a message, or the last one").await;
@@ -1341,39 +1367,24 @@ async fn s45_a_drop_ratio_with_one_seed_loses_the_same_messages() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s35_s37_a_key_the_receiver_does_not_register_is_a_dead_letter_naming_the_peer() {
     let a = node("a", calm());
-    let b = ActorSystem::builder("b")
-        .remote(calm())
-        .wire_registry(Registry::builder().register::<Note>().build().unwrap())
-        .build()
-        .unwrap();
+    let b = node_with("b", |b| {
+        b.wire_registry(Registry::builder().register::<Note>().build().unwrap())
+    });
     let (out, mut seen) = mpsc::unbounded_channel();
     let keeper = b.spawn(Keeper { out }, "keeper").unwrap();
     let mut letters = b.events().subscribe::<DeadLetter>();
     let at_a = a.resolve::<KeeperMsg>(&uri(&keeper)).unwrap();
-    at_a.tell(Note {
-        from: "a".into(),
-        n: 1,
-    });
+    at_a.tell(note_from("a", 1));
     assert_eq!(recv(&mut seen, "the first note").await, "note 1");
     at_a.tell(Secret(2));
-    at_a.tell(Note {
-        from: "a".into(),
-        n: 3,
-    });
-    let letter = letter_where(&mut letters, "for the secret", |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
+    at_a.tell(note_from("a", 3));
+    from_peer(
+        &mut letters,
+        "for the secret",
+        a.address(),
+        |problem| matches!(problem, WireProblem::UnknownKey(k) if k == "sweep8.secret.v1"),
+    )
     .await;
-    match letter.reason() {
-        DeadLetterReason::FromPeer { peer, problem } => {
-            assert_eq!(peer, a.address());
-            assert!(
-                matches!(problem, WireProblem::UnknownKey(k) if k == "sweep8.secret.v1"),
-                "{problem:?}"
-            );
-        }
-        other => panic!("{other}"),
-    }
     assert_eq!(recv(&mut seen, "the note after it").await, "note 3");
     nothing(&mut seen, ms(200), "the secret").await;
     end(&[&a, &b]).await;
@@ -1384,11 +1395,9 @@ async fn s35_s37_a_key_the_receiver_does_not_register_is_a_dead_letter_naming_th
 /// and ends at its deadline.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s35_s44_an_answer_whose_key_the_asker_does_not_register() {
-    let a = ActorSystem::builder("a")
-        .remote(calm())
-        .wire_registry(Registry::builder().register::<Question>().build().unwrap())
-        .build()
-        .unwrap();
+    let a = node_with("a", |b| {
+        b.wire_registry(Registry::builder().register::<Question>().build().unwrap())
+    });
     let b = node("b", calm());
     let worker = answerer(&b, "worker");
     let mut letters = a.events().subscribe::<DeadLetter>();
@@ -1400,20 +1409,13 @@ async fn s35_s44_an_answer_whose_key_the_asker_does_not_register() {
         matches!(outcome, Err(AskError::Timeout { .. })),
         "{outcome:?}"
     );
-    let letter = letter_where(&mut letters, "for the answer", |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
+    from_peer(
+        &mut letters,
+        "for the answer",
+        b.address(),
+        |problem| matches!(problem, WireProblem::UnknownKey(k) if k == "sweep8.answer.v1"),
+    )
     .await;
-    match letter.reason() {
-        DeadLetterReason::FromPeer { peer, problem } => {
-            assert_eq!(peer, b.address());
-            assert!(
-                matches!(problem, WireProblem::UnknownKey(k) if k == "sweep8.answer.v1"),
-                "{problem:?}"
-            );
-        }
-        other => panic!("{other}"),
-    }
     end(&[&a, &b]).await;
 }
 
@@ -1423,14 +1425,12 @@ async fn s35_s44_an_answer_whose_key_the_asker_does_not_register() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_a_payload_past_the_receivers_depth_limit_is_refused_alone() {
     let a = node("a", calm());
-    let b = ActorSystem::builder("b")
-        .remote(calm())
-        .wire_limits(WireLimits {
+    let b = node_with("b", |b| {
+        b.wire_limits(WireLimits {
             max_depth: 8,
             ..WireLimits::DEFAULT
         })
-        .build()
-        .unwrap();
+    });
     let (trees, mut got) = sink::<Tree>(&b, "trees");
     let mut letters = b.events().subscribe::<DeadLetter>();
     let at_a = a.resolve::<Tree>(&uri(&trees)).unwrap();
@@ -1440,20 +1440,10 @@ async fn s37_a_payload_past_the_receivers_depth_limit_is_refused_alone() {
     }
     at_a.tell(deep);
     at_a.tell(Tree::Node(vec![Tree::Leaf(1), Tree::Leaf(2)]));
-    let letter = letter_where(&mut letters, "for the deep tree", |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
+    from_peer(&mut letters, "for the deep tree", a.address(), |problem| {
+        matches!(problem, WireProblem::TooDeep { max: 8, .. })
     })
     .await;
-    match letter.reason() {
-        DeadLetterReason::FromPeer { peer, problem } => {
-            assert_eq!(peer, a.address());
-            assert!(
-                matches!(problem, WireProblem::TooDeep { max: 8, .. }),
-                "{problem:?}"
-            );
-        }
-        other => panic!("{other}"),
-    }
     assert_eq!(
         recv(&mut got, "the shallow tree").await,
         Tree::Node(vec![Tree::Leaf(1), Tree::Leaf(2)])
@@ -1475,20 +1465,10 @@ async fn s37_a_payload_that_does_not_decode_is_a_dead_letter_naming_the_peer() {
     at_a.tell(Skewed { a: 3, b: Some(3) });
     assert_eq!(recv(&mut got, "1").await, Skewed { a: 1, b: Some(1) });
     assert_eq!(recv(&mut got, "3").await, Skewed { a: 3, b: Some(3) });
-    let letter = letter_where(&mut letters, "for the short one", |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
+    let letter = from_peer(&mut letters, "for the short one", a.address(), |problem| {
+        matches!(problem, WireProblem::Undecodable { key, .. } if key == "sweep8.skewed.v1")
     })
     .await;
-    match letter.reason() {
-        DeadLetterReason::FromPeer { peer, problem } => {
-            assert_eq!(peer, a.address());
-            assert!(
-                matches!(problem, WireProblem::Undecodable { key, .. } if key == "sweep8.skewed.v1"),
-                "{problem:?}"
-            );
-        }
-        other => panic!("{other}"),
-    }
     assert_eq!(letter.recipient().to_string(), skewed.path().to_string());
 
     // Bytes left after the payload: `TrailingBytes`, naming the key and the count.
@@ -1516,45 +1496,22 @@ async fn s37_a_payload_that_does_not_decode_is_a_dead_letter_naming_the_peer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_a_frame_over_the_receivers_max_frame_leaves_the_association_up() {
     let a = node("a", calm());
-    let b = ActorSystem::builder("b")
-        .remote(calm())
-        .wire_limits(WireLimits {
-            max_frame: 16 * 1024,
-            ..WireLimits::DEFAULT
-        })
-        .build()
-        .unwrap();
+    let b = node_with("b", |b| b.wire_limits(small_frames()));
     let (blobs, mut got) = sink::<Blob>(&b, "blobs");
     let mut b_letters = b.events().subscribe::<DeadLetter>();
     let mut a_letters = a.events().subscribe::<DeadLetter>();
     let at_a = a.resolve::<Blob>(&uri(&blobs)).unwrap();
-    at_a.tell(Blob {
-        tag: 0,
-        bytes: vec![0; 10],
-    });
+    at_a.tell(blob(0, vec![0; 10]));
     assert_eq!(recv(&mut got, "the first small blob").await.tag, 0);
-    at_a.tell(Blob {
-        tag: 1,
-        bytes: vec![1; 32 * 1024],
-    });
-    at_a.tell(Blob {
-        tag: 2,
-        bytes: vec![2; 10],
-    });
-    let letter = letter_where(&mut b_letters, "for the large frame", |l| {
-        matches!(l.reason(), DeadLetterReason::FromPeer { .. })
-    })
+    at_a.tell(blob(1, vec![1; 32 * 1024]));
+    at_a.tell(blob(2, vec![2; 10]));
+    from_peer(
+        &mut b_letters,
+        "for the large frame",
+        a.address(),
+        |problem| matches!(problem, WireProblem::FrameTooLarge { max: 16384, .. }),
+    )
     .await;
-    match letter.reason() {
-        DeadLetterReason::FromPeer { peer, problem } => {
-            assert_eq!(peer, a.address());
-            assert!(
-                matches!(problem, WireProblem::FrameTooLarge { max: 16384, .. }),
-                "{problem:?}"
-            );
-        }
-        other => panic!("{other}"),
-    }
     let next = timeout(ms(3_000), got.recv()).await;
     let on_a = drain_letters(&mut a_letters, ms(300)).await;
     assert!(
@@ -1573,26 +1530,13 @@ async fn s37_a_frame_over_the_receivers_max_frame_leaves_the_association_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_s31_messages_lost_with_a_cut_connection_are_letters_naming_them() {
     let a = node("a", calm());
-    let b = ActorSystem::builder("b")
-        .remote(calm())
-        .wire_limits(WireLimits {
-            max_frame: 16 * 1024,
-            ..WireLimits::DEFAULT
-        })
-        .build()
-        .unwrap();
+    let b = node_with("b", |b| b.wire_limits(small_frames()));
     let (blobs, mut got) = sink::<Blob>(&b, "blobs");
     let mut letters = a.events().subscribe::<DeadLetter>();
     let at_a = a.resolve::<Blob>(&uri(&blobs)).unwrap();
-    at_a.tell(Blob {
-        tag: 0,
-        bytes: vec![0; 10],
-    });
+    at_a.tell(blob(0, vec![0; 10]));
     assert_eq!(recv(&mut got, "the first small blob").await.tag, 0);
-    at_a.tell(Blob {
-        tag: 1,
-        bytes: vec![1; 32 * 1024],
-    });
+    at_a.tell(blob(1, vec![1; 32 * 1024]));
     for tag in 2..=5 {
         at_a.tell(Blob {
             tag,
@@ -1643,14 +1587,8 @@ async fn s39_s44_a_system_without_links_dead_letters_remote_sends_as_no_link() {
     let at_solo = solo
         .resolve::<Note>(&uri(&notes))
         .expect("resolves without dialling");
-    at_solo.tell(Note {
-        from: "solo".into(),
-        n: 1,
-    });
-    let letter = letter_where(&mut letters, "for the note", |l| {
-        l.recipient().to_uri() == uri(&notes)
-    })
-    .await;
+    at_solo.tell(note_from("solo", 1));
+    let letter = letter_to(&mut letters, "for the note", &notes).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::NoLink {
@@ -1830,14 +1768,8 @@ async fn s42_a_one_way_partition_gives_up_on_the_silent_side() {
         recv(&mut ends, "B's watcher").await,
         Terminated::new(at_b.erase())
     );
-    at_b.tell(Note {
-        from: "b".into(),
-        n: 1,
-    });
-    let letter = letter_where(&mut letters, "for the note to A", |l| {
-        l.recipient().to_uri() == uri(&wa)
-    })
-    .await;
+    at_b.tell(note_from("b", 1));
+    let letter = letter_to(&mut letters, "for the note to A", &wa).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::Quarantined {
@@ -1863,10 +1795,7 @@ async fn s42_s45_a_delay_under_the_window_gives_nobody_up() {
     nodes.b_to_a().delay(ms(400));
     let sent = Instant::now();
     for n in 0..20 {
-        at_a.tell(Seq {
-            from: "a".into(),
-            n,
-        });
+        at_a.tell(seq_from("a", n));
     }
     let first = recv(&mut got, "the first delayed message").await;
     assert!(
@@ -1903,19 +1832,13 @@ async fn s42_s45_dropping_every_message_keeps_the_heartbeats() {
     let mut b_gave_up = nodes.b.events().subscribe::<PeerUnreachable>();
     nodes.a_to_b().drop_ratio(1.0, 3);
     for n in 0..10 {
-        at_a.tell(Note {
-            from: "a".into(),
-            n,
-        });
+        at_a.tell(note_from("a", n));
     }
     nothing(&mut got, Duration::from_millis(3_600), "a dropped message").await;
     assert!(a_gave_up.try_recv().is_none(), "A gave B up");
     assert!(b_gave_up.try_recv().is_none(), "B gave A up");
     nodes.a_to_b().clear();
-    at_a.tell(Note {
-        from: "a".into(),
-        n: 99,
-    });
+    at_a.tell(note_from("a", 99));
     assert_eq!(recv(&mut got, "the message after clear").await.n, 99);
     nodes.terminate().await;
 }
@@ -1932,21 +1855,7 @@ async fn s42_s47_offers_through_a_short_partition_all_arrive_in_order() {
     linked(&nodes.a, &nodes.b).await;
     let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
     nodes.partition();
-    let offering = tokio::spawn(async move {
-        let mut refused = 0;
-        for n in 0..N {
-            if !at_a
-                .offer(Seq {
-                    from: "a".into(),
-                    n,
-                })
-                .await
-            {
-                refused += 1;
-            }
-        }
-        refused
-    });
+    let offering = tokio::spawn(async move { refused_offers(&at_a, "a", N).await });
     // The fault is held for a set time, well inside the 4 s window.
     nothing(&mut got, ms(1_000), "a message through the partition").await;
     nodes.heal();
@@ -1976,30 +1885,15 @@ async fn s36_s42_two_systems_with_one_name_are_two_peers() {
     // x1 resolves x2's sink: the same name and path, another address.
     let two_from_one = x1.resolve::<Note>(&uri(&sink2)).unwrap();
     assert_eq!(two_from_one.path().address(), x2.address());
-    two_from_one.tell(Note {
-        from: "x1".into(),
-        n: 1,
-    });
-    assert_eq!(
-        recv(&mut at2, "x1's note at x2").await,
-        Note {
-            from: "x1".into(),
-            n: 1
-        }
-    );
+    two_from_one.tell(note_from("x1", 1));
+    assert_eq!(recv(&mut at2, "x1's note at x2").await, note_from("x1", 1));
     nothing(&mut at1, ms(200), "x1's note looping back to x1").await;
 
     // A talks to both.
     let to1 = a.resolve::<Note>(&uri(&sink1)).unwrap();
     let to2 = a.resolve::<Note>(&uri(&sink2)).unwrap();
-    to1.tell(Note {
-        from: "a".into(),
-        n: 10,
-    });
-    to2.tell(Note {
-        from: "a".into(),
-        n: 20,
-    });
+    to1.tell(note_from("a", 10));
+    to2.tell(note_from("a", 20));
     assert_eq!(recv(&mut at1, "A's note at x1").await.n, 10);
     assert_eq!(recv(&mut at2, "A's note at x2").await.n, 20);
 
@@ -2008,10 +1902,7 @@ async fn s36_s42_two_systems_with_one_name_are_two_peers() {
     given_up(&mut gave_up, x1.address()).await;
     assert!(a.is_quarantined(x1.address()));
     assert!(!a.is_quarantined(x2.address()), "x2 is another peer");
-    to2.tell(Note {
-        from: "a".into(),
-        n: 21,
-    });
+    to2.tell(note_from("a", 21));
     assert_eq!(
         recv(&mut at2, "A's note at x2 after x1 was given up")
             .await
@@ -2037,10 +1928,9 @@ async fn s43_a_quarantine_cleared_on_one_side_only_does_not_link() {
     let (notes, mut got) = sink::<Note>(b, "notes");
     linked(a, b).await;
     assert!(!a.clear_quarantine(b.address()), "B was never given up");
-    a.resolve::<Note>(&uri(&notes)).unwrap().tell(Note {
-        from: "a".into(),
-        n: 0,
-    });
+    a.resolve::<Note>(&uri(&notes))
+        .unwrap()
+        .tell(note_from("a", 0));
     assert_eq!(recv(&mut got, "a note before").await.n, 0);
 
     let mut a_gave_up = a.events().subscribe::<PeerUnreachable>();
@@ -2064,10 +1954,9 @@ async fn s43_a_quarantine_cleared_on_one_side_only_does_not_link() {
         .await
         .unwrap()
         .expect("links once both cleared");
-    a.resolve::<Note>(&uri(&notes)).unwrap().tell(Note {
-        from: "a".into(),
-        n: 1,
-    });
+    a.resolve::<Note>(&uri(&notes))
+        .unwrap()
+        .tell(note_from("a", 1));
     assert_eq!(recv(&mut got, "a note after").await.n, 1);
     nodes.terminate().await;
 }
@@ -2080,30 +1969,14 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
     let (a, b, c) = three(quick());
     let (worker, mut at_c) = sink::<Note>(&c, "worker");
     let b_answerer = answerer(&b, "answerer");
-    let (dir_tx, mut dir_rx) = mpsc::unbounded_channel::<()>();
-    let held: Arc<Mutex<Option<ActorRef<Note>>>> = Arc::default();
-    let directory = b
-        .spawn(
-            Behaviors::receive_message(move |d: Dir| match d {
-                Dir::Register(r) => {
-                    *held.lock().unwrap() = Some(r);
-                    let _ = dir_tx.send(());
-                }
-                Dir::Lookup(reply_to) => reply_to.tell(Found(held.lock().unwrap().clone())),
-            }),
-            "directory",
-        )
-        .unwrap();
+    let (directory, mut dir_rx) = directory(&b);
     c.resolve::<Dir>(&uri(&directory))
         .unwrap()
         .tell(Dir::Register(worker.clone()));
     recv(&mut dir_rx, "the registration").await;
 
     let old = a.resolve::<Note>(&uri(&worker)).unwrap();
-    old.tell(Note {
-        from: "a".into(),
-        n: 0,
-    });
+    old.tell(note_from("a", 0));
     assert_eq!(recv(&mut at_c, "before").await.n, 0);
     let at_b = a.resolve::<Question>(&uri(&b_answerer)).unwrap();
 
@@ -2113,10 +1986,7 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
     given_up(&mut a_gave_up, c.address()).await;
     given_up(&mut c_gave_up, a.address()).await;
     // B was there throughout.
-    let answer = timeout(T, ask_text(&at_b, "b?", T))
-        .await
-        .unwrap()
-        .expect("B answers");
+    let answer = answered(&at_b, "b?", "B answers").await;
     assert_eq!(answer.by, "b");
     heal(&a, &c);
     assert!(a.clear_quarantine(c.address()));
@@ -2127,14 +1997,8 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
         .expect("reconnected");
 
     let mut letters = a.events().subscribe::<DeadLetter>();
-    old.tell(Note {
-        from: "old".into(),
-        n: 1,
-    });
-    let letter = letter_where(&mut letters, "through the old ref", |l| {
-        l.recipient().to_uri() == uri(&worker)
-    })
-    .await;
+    old.tell(note_from("old", 1));
+    let letter = letter_to(&mut letters, "through the old ref", &worker).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::SessionEnded {
@@ -2143,10 +2007,7 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
     );
 
     let fresh = a.resolve::<Note>(&uri(&worker)).unwrap();
-    fresh.tell(Note {
-        from: "fresh".into(),
-        n: 2,
-    });
+    fresh.tell(note_from("fresh", 2));
     assert_eq!(recv(&mut at_c, "through the ref resolved again").await.n, 2);
 
     let Found(via_b) = timeout(
@@ -2160,10 +2021,7 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
     .unwrap()
     .expect("B answers the lookup");
     let via_b = via_b.expect("B holds C's worker");
-    via_b.tell(Note {
-        from: "via b".into(),
-        n: 3,
-    });
+    via_b.tell(note_from("via b", 3));
     assert_eq!(recv(&mut at_c, "through the ref B handed over").await.n, 3);
 
     let mut probe = TestProbe::<u64>::new(&a);
@@ -2204,10 +2062,7 @@ async fn s43_s18_a_watch_ended_by_a_give_up_does_not_fire_again_after_recovery()
 
     let fresh = a.resolve::<Note>(&full_uri(&w)).unwrap();
     assert_eq!(fresh.uid(), w.uid(), "the same incarnation lives on");
-    fresh.tell(Note {
-        from: "a".into(),
-        n: 1,
-    });
+    fresh.tell(note_from("a", 1));
     assert_eq!(recv(&mut at_w, "the note after recovery").await.n, 1);
     let mut new_ends = watcher(a, "new-watcher", vec![fresh.clone()]);
     nothing(&mut new_ends, ms(300), "a Terminated for a live actor").await;
@@ -2280,10 +2135,7 @@ async fn s44_two_answers_from_two_systems_the_second_is_already_answered() {
         .unwrap();
     let mut letters = a.events().subscribe::<DeadLetter>();
     let both = a.resolve::<Question>(&uri(&both)).unwrap();
-    let answer = timeout(T, ask_text(&both, "twice", T))
-        .await
-        .unwrap()
-        .expect("one answer");
+    let answer = answered(&both, "twice", "one answer").await;
     assert_eq!(answer.text, "TWICE");
     let letter = letter_where(&mut letters, "for the second answer", |l| l.is::<Answer>()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::AlreadyAnswered);
@@ -2309,13 +2161,7 @@ async fn s44_two_answers_from_two_systems_the_second_is_already_answered() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s46_refused_spawns_say_why_and_start_nothing() {
     let (a, b) = (node("a", calm()), node("b", calm()));
-    let spawner = b
-        .spawn(
-            Spawner::offering::<echo_worker>().build().unwrap(),
-            "spawner",
-        )
-        .unwrap();
-    let at_a = a.resolve::<SpawnerMsg>(&uri(&spawner)).unwrap();
+    let (_, at_a) = echo_spawner(&b, &a);
 
     let bad_args = timeout(
         T,
@@ -2398,13 +2244,7 @@ async fn s46_refused_spawns_say_why_and_start_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s46_s41_stopping_the_spawner_ends_its_remote_children_for_every_watcher() {
     let (a, b, c) = three(calm());
-    let spawner = b
-        .spawn(
-            Spawner::offering::<echo_worker>().build().unwrap(),
-            "spawner",
-        )
-        .unwrap();
-    let at_a = a.resolve::<SpawnerMsg>(&uri(&spawner)).unwrap();
+    let (spawner, at_a) = echo_spawner(&b, &a);
     let w1 = timeout(
         T,
         at_a.spawn_remote::<echo_worker>(EchoArgs { prefix: "1".into() }, "w1"),
@@ -2430,7 +2270,7 @@ async fn s46_s41_stopping_the_spawner_ends_its_remote_children_for_every_watcher
     let mut a_ends = watcher(&a, "watcher", vec![w1.clone(), w2.clone()]);
     let at_c = c.resolve::<Question>(&uri(&w2)).unwrap();
     let mut c_ends = watcher(&c, "watcher", vec![at_c.clone()]);
-    let answer = timeout(T, ask_text(&at_c, "c", T)).await.unwrap().unwrap();
+    let answer = answered(&at_c, "c", "answered").await;
     assert_eq!(answer.text, "2c");
 
     b.stop(&spawner).unwrap();
@@ -2471,39 +2311,24 @@ async fn s38_a_node_with_another_secret_fails_alone_in_a_cluster_of_three() {
     let (c_sink, mut at_c) = sink::<Note>(&c, "sink");
     let (a_sink, mut at_a_sink) = sink::<Note>(&a, "sink");
     let at_b = a.resolve::<Question>(&uri(&b_answerer)).unwrap();
-    assert_eq!(
-        timeout(T, ask_text(&at_b, "x", T))
-            .await
-            .unwrap()
-            .unwrap()
-            .by,
-        "b"
-    );
+    assert_eq!(answered(&at_b, "x", "answered").await.by, "b");
 
     let mut a_letters = a.events().subscribe::<DeadLetter>();
     let mut c_letters = c.events().subscribe::<DeadLetter>();
-    a.resolve::<Note>(&uri(&c_sink)).unwrap().tell(Note {
-        from: "a".into(),
-        n: 1,
-    });
-    c.resolve::<Note>(&uri(&a_sink)).unwrap().tell(Note {
-        from: "c".into(),
-        n: 2,
-    });
-    let from_a = letter_where(&mut a_letters, "A's note to C", |l| {
-        l.recipient().to_uri() == uri(&c_sink)
-    })
-    .await;
+    a.resolve::<Note>(&uri(&c_sink))
+        .unwrap()
+        .tell(note_from("a", 1));
+    c.resolve::<Note>(&uri(&a_sink))
+        .unwrap()
+        .tell(note_from("c", 2));
+    let from_a = letter_to(&mut a_letters, "A's note to C", &c_sink).await;
     assert_eq!(
         from_a.reason(),
         &DeadLetterReason::Unreachable {
             peer: c.address().clone()
         }
     );
-    let from_c = letter_where(&mut c_letters, "C's note to A", |l| {
-        l.recipient().to_uri() == uri(&a_sink)
-    })
-    .await;
+    let from_c = letter_to(&mut c_letters, "C's note to A", &a_sink).await;
     assert_eq!(
         from_c.reason(),
         &DeadLetterReason::Unreachable {
@@ -2512,14 +2337,7 @@ async fn s38_a_node_with_another_secret_fails_alone_in_a_cluster_of_three() {
     );
     nothing(&mut at_c, ms(200), "A's note at C").await;
     nothing(&mut at_a_sink, ms(200), "C's note at A").await;
-    assert_eq!(
-        timeout(T, ask_text(&at_b, "y", T))
-            .await
-            .unwrap()
-            .unwrap()
-            .text,
-        "Y"
-    );
+    assert_eq!(answered(&at_b, "y", "answered").await.text, "Y");
     end(&[&a, &b, &c]).await;
 }
 
