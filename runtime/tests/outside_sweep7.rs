@@ -388,6 +388,19 @@ async fn accounted(
     Ok((got, found))
 }
 
+/// Fails unless `found` holds one letter for each value of `counted` (`said`, then `what`).
+fn one_letter_each(
+    found: &[(u64, DeadLetterReason)],
+    counted: &Shared,
+    said: &str,
+    what: &str,
+) -> Result<(), String> {
+    if found.len() == len(counted) {
+        return Ok(());
+    }
+    Err(format!("{} {said}, {} {what}", len(counted), found.len()))
+}
+
 /// Fails unless `items` is empty, saying how many `what` and showing the first `shown`.
 fn none<X: std::fmt::Debug>(items: &[X], what: &str, shown: usize) -> Result<(), String> {
     if items.is_empty() {
@@ -508,6 +521,25 @@ fn none_hung(hung: &Shared, what: &str) -> Result<(), String> {
         0 => Ok(()),
         n => Err(format!("{n} offers {what}")),
     }
+}
+
+/// `n` tasks, task `k` running `body(k, target)` after `k % stagger` turns of the scheduler.
+fn staggered<M, X, F, Fut>(target: &ActorRef<M>, n: usize, stagger: usize, body: F) -> JoinSet<X>
+where
+    M: Message,
+    X: Send + 'static,
+    F: Fn(usize, ActorRef<M>) -> Fut,
+    Fut: Future<Output = X> + Send + 'static,
+{
+    let mut tasks = JoinSet::new();
+    for k in 0..n {
+        let run = body(k, target.clone());
+        tasks.spawn(async move {
+            turns(k % stagger).await;
+            run.await
+        });
+    }
+    tasks
 }
 
 /// Wait for every task of `tasks` (none may panic); answers what the failed ones said.
@@ -663,8 +695,7 @@ fn slow_recorder(handled: &Shared) -> Behavior<u64> {
 async fn s5_s13_s31_producers_across_restarts_lose_nothing_and_keep_order() {
     let what = "restarts under producers";
     in_systems(what, 25, "restarts", |_, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let backoff = Backoff::new(ms(1), ms(4), 0.2).unwrap();
         let actor: ActorRef<u64> = system
             .spawn(failing_recorder(&handled, 50, backoff), "worker")
@@ -694,8 +725,7 @@ async fn s5_s13_s31_producers_across_restarts_lose_nothing_and_keep_order() {
 async fn s31_producers_racing_a_stop_handle_or_letter_each_message_once() {
     let what = "stop under producers";
     in_systems(what, 100, "stop-race", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let h = handled.clone();
         let self_stop = i % 2 == 1;
         let k = (i as u64 * 37) % 300;
@@ -742,8 +772,7 @@ async fn s31_producers_racing_a_stop_handle_or_letter_each_message_once() {
 async fn s19_s31_producers_racing_terminate_handle_or_letter_each_message_once() {
     let what = "terminate under producers";
     in_systems(what, 60, "term-race", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let targets: Vec<ActorRef<u64>> = (0..3)
             .map(|j| system.spawn(recorder(&handled), &format!("t{j}")).unwrap())
             .collect();
@@ -784,8 +813,7 @@ async fn bounded_run(
     in_systems(what, n, name, |_, system| {
         let reason = reason.clone();
         async move {
-            let mut letters = dead_letters(&system);
-            let handled = shared();
+            let (mut letters, handled) = (dead_letters(&system), shared());
             let mailbox = MailboxConfig::bounded(8, strategy).unwrap();
             let behavior: Behavior<u64> = if strategy == OverflowStrategy::Fail {
                 Behaviors::supervise(slow_recorder(&handled))
@@ -848,8 +876,7 @@ async fn s29_s31_fail_with_restart_under_producers_accounts_every_message() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_s5_offers_from_many_producers_all_arrive_in_order() {
     in_systems("offers", 10, "offers", |_, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let sink = slow_sink(&system, &handled, 4);
         let (mut tasks, refused, hung) = offerers(&sink, 4, 300, T);
         join_all(&mut tasks).await;
@@ -872,8 +899,7 @@ async fn s30_s5_offers_from_many_producers_all_arrive_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_s31_offers_racing_a_stop_resolve_and_account_every_message() {
     in_systems("offers vs stop", 60, "offer-stop", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let sink = slow_sink(&system, &handled, 2);
         let k = (i * 29) % 400;
         let (mut tasks, refused, hung) = offerers(&sink, 4, 200, T);
@@ -905,8 +931,7 @@ async fn s30_s31_offers_racing_a_stop_resolve_and_account_every_message() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s30_s31_offer_within_timeouts_are_lettered_exactly_once() {
     in_systems("offer_within", 6, "offer-within", |_, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let sink = slow_sink(&system, &handled, 1);
         let refused = shared();
         let mut tasks = JoinSet::new();
@@ -928,13 +953,7 @@ async fn s30_s31_offer_within_timeouts_are_lettered_exactly_once() {
         let (got, found) =
             accounted(&mut letters, &handled, &expected, u64_under("/user/sink")).await?;
         reasons(&found, &DeadLetterReason::OfferTimedOut)?;
-        if found.len() != len(&refused) {
-            return Err(format!(
-                "{} offers said false, {} letters",
-                len(&refused),
-                found.len()
-            ));
-        }
+        one_letter_each(&found, &refused, "offers said false", "letters")?;
         fifo(&got)
     })
     .await;
@@ -974,6 +993,12 @@ fn loading(stash: StashBuffer<Work>, handled: Shared) -> Behavior<Work> {
     .into()
 }
 
+/// [`loading`] with a stash of 4096, recording in `handled`.
+fn stashing(handled: &Shared) -> Behavior<Work> {
+    let h = handled.clone();
+    Behaviors::with_stash(4096, move |stash| loading(stash, h.clone())).unwrap()
+}
+
 /// Handles items; `Toggle` goes back to `loading`.
 fn ready(stash: StashBuffer<Work>, handled: Shared) -> Behavior<Work> {
     Behaviors::receive_message(move |w: Work| match w {
@@ -995,15 +1020,8 @@ fn ready(stash: StashBuffer<Work>, handled: Shared) -> Behavior<Work> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s27_s5_stash_cycles_under_producers_keep_per_sender_order() {
     in_systems("stash cycles", 30, "stash-cycles", |_, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
-        let h = handled.clone();
-        let actor: ActorRef<Work> = system
-            .spawn(
-                Behaviors::with_stash(4096, move |stash| loading(stash, h.clone())).unwrap(),
-                "cycler",
-            )
-            .unwrap();
+        let (mut letters, handled) = (dead_letters(&system), shared());
+        let actor: ActorRef<Work> = system.spawn(stashing(&handled), "cycler").unwrap();
         let toggler = {
             let actor = actor.clone();
             tokio::spawn(async move {
@@ -1019,8 +1037,7 @@ async fn s27_s5_stash_cycles_under_producers_keep_per_sender_order() {
         let expected = all(4, 400);
         let (got, found) = accounted(&mut letters, &handled, &expected, work_item).await?;
         none(&found, "dead letters", 5)?;
-        fifo(&got)?;
-        Ok(())
+        fifo(&got)
     })
     .await;
 }
@@ -1035,15 +1052,11 @@ async fn s27_s5_stash_cycles_under_producers_keep_per_sender_order() {
 async fn s14_s27_s31_a_restart_discards_the_stash_under_producers_and_loses_nothing_else() {
     let what = "restart discards stash";
     in_systems(what, 40, "stash-restart", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
-        let h = handled.clone();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let actor: ActorRef<Work> = system
             .spawn(
-                Behaviors::supervise(
-                    Behaviors::with_stash(4096, move |stash| loading(stash, h.clone())).unwrap(),
-                )
-                .on_failure::<Boom>(SupervisorStrategy::restart()),
+                Behaviors::supervise(stashing(&handled))
+                    .on_failure::<Boom>(SupervisorStrategy::restart()),
                 "stasher",
             )
             .unwrap();
@@ -1062,8 +1075,7 @@ async fn s14_s27_s31_a_restart_discards_the_stash_under_producers_and_loses_noth
         let expected = all(4, 300);
         let (got, found) = accounted(&mut letters, &handled, &expected, work_item).await?;
         reasons(&found, &DeadLetterReason::StashDiscarded)?;
-        fifo(&got)?;
-        Ok(())
+        fifo(&got)
     })
     .await;
 }
@@ -1657,8 +1669,7 @@ async fn s15_s19_post_stop_is_child_before_parent_under_load() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_routees_leaving_on_resize_under_load_lose_nothing() {
     in_systems("pool resize", 30, "pool-resize", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let h = handled.clone();
         let pool = Routers::pool(4, move || recorder(&h)).unwrap();
         let handle = pool.handle();
@@ -1676,8 +1687,7 @@ async fn s32_routees_leaving_on_resize_under_load_lose_nothing() {
         let expected = all(3, 500);
         let (_, found) =
             accounted(&mut letters, &handled, &expected, u64_under("/user/pool")).await?;
-        reasons(&found, &DeadLetterReason::RecipientStopped)?;
-        Ok(())
+        reasons(&found, &DeadLetterReason::RecipientStopped)
     })
     .await;
 }
@@ -1690,8 +1700,7 @@ async fn s32_routees_leaving_on_resize_under_load_lose_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_the_last_routee_stopping_stops_the_router_and_letters_the_rest() {
     in_systems("last routee", 40, "last-routee", |_, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let h = handled.clone();
         let pool = Routers::pool(4, move || {
             let h = h.clone();
@@ -2118,20 +2127,15 @@ async fn s13_s23_asks_during_a_restart_backoff_are_answered_by_the_next_incarnat
         let actor: ActorRef<Rq> = system
             .spawn(restarting(incarnations.clone(), ms(20)), "flaky")
             .unwrap();
-        let mut tasks = JoinSet::new();
-        for k in 0..8_usize {
-            let actor = actor.clone();
-            tasks.spawn(async move {
-                turns(k % 3).await;
-                if k == 0 {
-                    actor.tell(Rq::Fail);
-                }
-                actor
-                    .ask_with(Rq::Get)
-                    .timeout(Duration::from_secs(5))
-                    .await
-            });
-        }
+        let mut tasks = staggered(&actor, 8, 3, |k, actor| async move {
+            if k == 0 {
+                actor.tell(Rq::Fail);
+            }
+            actor
+                .ask_with(Rq::Get)
+                .timeout(Duration::from_secs(5))
+                .await
+        });
         let mut bad = Vec::new();
         while let Some(done) = tasks.join_next().await {
             if let Err(e) = done.unwrap() {
@@ -2160,8 +2164,7 @@ async fn s13_s23_asks_during_a_restart_backoff_are_answered_by_the_next_incarnat
 async fn s13_s31_a_stop_during_restarts_and_backoff_letters_the_rest_exactly_once() {
     let what = "stop during backoff";
     in_systems(what, 50, "stop-backoff", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let backoff = Backoff::new(ms(2), ms(4), 0.0).unwrap();
         let actor: ActorRef<u64> = system
             .spawn(failing_recorder(&handled, 40, backoff), "worker")
@@ -2198,59 +2201,51 @@ async fn s13_s19_terminate_does_not_wait_out_a_restart_backoff() {
             .build()
             .unwrap()
     };
-    in_built_systems(
-        "terminate during backoff",
-        3,
-        build,
-        |_, system| async move {
-            let mut letters = dead_letters(&system);
-            let handled = shared();
-            let h = handled.clone();
-            let actor: ActorRef<u64> = system
-                .spawn(
-                    Behaviors::supervise(Behaviors::receive_message(
-                        move |v: u64| -> Result<(), Boom> {
-                            if v == u64::MAX {
-                                return Err(Boom);
-                            }
-                            h.lock().unwrap().push(v);
-                            Ok(())
-                        },
-                    ))
-                    .on_failure::<Boom>(
-                        SupervisorStrategy::restart().with_backoff(
-                            Backoff::new(Duration::from_secs(10), Duration::from_secs(20), 0.0)
-                                .unwrap(),
-                        ),
-                    ),
-                    "sleeper",
-                )
-                .unwrap();
-            actor.tell(u64::MAX);
-            let a = actor.clone();
-            produce(4, 25, move |v| a.tell(v)).await;
-            sleep(ms(20)).await; // let it fail and begin to back off
-            let started = Instant::now();
-            terminate_within(&system, "terminate did not return in 10 s").await?;
-            let took = started.elapsed();
-            no_live_actors(&system, "")?;
-            let expected = all(4, 25);
-            let (_, found) = accounted(
-                &mut letters,
-                &handled,
-                &expected,
-                u64_under("/user/sleeper"),
+    let what = "terminate during backoff";
+    in_built_systems(what, 3, build, |_, system| async move {
+        let (mut letters, handled) = (dead_letters(&system), shared());
+        let h = handled.clone();
+        let actor: ActorRef<u64> = system
+            .spawn(
+                Behaviors::supervise(Behaviors::receive_message(
+                    move |v: u64| -> Result<(), Boom> {
+                        if v == u64::MAX {
+                            return Err(Boom);
+                        }
+                        h.lock().unwrap().push(v);
+                        Ok(())
+                    },
+                ))
+                .on_failure::<Boom>(SupervisorStrategy::restart().with_backoff(
+                    Backoff::new(Duration::from_secs(10), Duration::from_secs(20), 0.0).unwrap(),
+                )),
+                "sleeper",
             )
-            .await?;
-            reasons(&found, &DeadLetterReason::RecipientStopped)?;
-            if took > Duration::from_secs(2) {
-                return Err(format!(
-                    "terminate took {took:?} with a backing-off actor (deadline 3 s)"
-                ));
-            }
-            Ok(())
-        },
-    )
+            .unwrap();
+        actor.tell(u64::MAX);
+        let a = actor.clone();
+        produce(4, 25, move |v| a.tell(v)).await;
+        sleep(ms(20)).await; // let it fail and begin to back off
+        let started = Instant::now();
+        terminate_within(&system, "terminate did not return in 10 s").await?;
+        let took = started.elapsed();
+        no_live_actors(&system, "")?;
+        let expected = all(4, 25);
+        let (_, found) = accounted(
+            &mut letters,
+            &handled,
+            &expected,
+            u64_under("/user/sleeper"),
+        )
+        .await?;
+        reasons(&found, &DeadLetterReason::RecipientStopped)?;
+        if took > Duration::from_secs(2) {
+            return Err(format!(
+                "terminate took {took:?} with a backing-off actor (deadline 3 s)"
+            ));
+        }
+        Ok(())
+    })
     .await;
 }
 
@@ -2316,18 +2311,13 @@ async fn asks_on_a_full_mailbox(
                     MailboxConfig::bounded(2, strategy).unwrap(),
                 )
                 .unwrap();
-            let mut tasks = JoinSet::new();
-            for k in 0..256_usize {
-                let slow = slow.clone();
-                tasks.spawn(async move {
-                    turns(k % 8).await;
-                    let ask = match form {
-                        Form::AskWith => slow.ask_with(Slow::Get),
-                        Form::Ask => slow.ask(SlowGet),
-                    };
-                    timeout(Duration::from_secs(3), ask.timeout(Duration::from_secs(20))).await
-                });
-            }
+            let mut tasks = staggered(&slow, 256, 8, move |_, slow| async move {
+                let ask = match form {
+                    Form::AskWith => slow.ask_with(Slow::Get),
+                    Form::Ask => slow.ask(SlowGet),
+                };
+                timeout(Duration::from_secs(3), ask.timeout(Duration::from_secs(20))).await
+            });
             let (mut answered, mut refused, mut other) = (0, 0, Vec::new());
             while let Some(done) = tasks.join_next().await {
                 {
@@ -2452,8 +2442,7 @@ fn slow_after_unstash(stash: StashBuffer<Work>, handled: Shared) -> Behavior<Wor
 async fn s27_s31_a_stop_during_a_replay_is_honoured_and_letters_the_rest() {
     let what = "stop during replay";
     in_systems(what, 10, "replay-stop", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let h = handled.clone();
         let actor: ActorRef<Work> = system
             .spawn(
@@ -2547,8 +2536,7 @@ async fn s19_s23_asks_racing_terminate_fail_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s32_a_group_whose_routees_are_stopped_under_load_loses_nothing() {
     in_systems("group", 50, "group", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let routees: Vec<ActorRef<u64>> = (0..4)
             .map(|j| system.spawn(recorder(&handled), &format!("g{j}")).unwrap())
             .collect();
@@ -2602,8 +2590,7 @@ fn any_item(letter: &DeadLetter) -> Option<u64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s28_s5_s31_adapter_and_direct_tells_keep_order_and_lose_nothing_at_a_stop() {
     in_systems("adapter", 60, "adapter", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let h = handled.clone();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ActorRef<u64>>();
         let owner: ActorRef<Work> = system
@@ -2649,8 +2636,7 @@ async fn s28_s5_s31_adapter_and_direct_tells_keep_order_and_lose_nothing_at_a_st
         let expected = all(4, 200);
         let (got, found) = accounted(&mut letters, &handled, &expected, any_item).await?;
         reasons(&found, &DeadLetterReason::RecipientStopped)?;
-        fifo(&got)?;
-        Ok(())
+        fifo(&got)
     })
     .await;
 }
@@ -2760,8 +2746,7 @@ async fn s23_s4_asks_queued_behind_a_reply_then_stop_fail_at_once() {
 async fn s19_s30_s31_offers_racing_terminate_resolve_and_account_every_message() {
     let what = "offers vs terminate";
     in_systems(what, 20, "offer-term", |i, system| async move {
-        let mut letters = dead_letters(&system);
-        let handled = shared();
+        let (mut letters, handled) = (dead_letters(&system), shared());
         let sink = slow_sink(&system, &handled, 1);
         let (mut tasks, refused, hung) = offerers(&sink, 8, 60, Duration::from_secs(3));
         let k = (i * 23) % 300;
@@ -2841,8 +2826,7 @@ async fn s2_s31_a_stale_ref_never_reaches_the_new_actor_of_the_same_name() {
             ));
         }
         account(&expected, &snapshot(&old_handled), &values(&found))?;
-        reasons(&found, &DeadLetterReason::RecipientStopped)?;
-        Ok(())
+        reasons(&found, &DeadLetterReason::RecipientStopped)
     })
     .await;
 }
@@ -3129,14 +3113,7 @@ async fn s22_s31_an_answer_racing_the_deadline_is_delivered_or_lettered_exactly_
             )
         })?;
         reasons(&found, &DeadLetterReason::AskEnded)?;
-        if found.len() != len(&timed_out) {
-            return Err(format!(
-                "{} asks timed out, {} AskEnded letters",
-                len(&timed_out),
-                found.len()
-            ));
-        }
-        Ok(())
+        one_letter_each(&found, &timed_out, "asks timed out", "AskEnded letters")
     })
     .await;
 }

@@ -48,11 +48,11 @@ use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::remote::spawn::{
-    RemoteSpawnError, Spawn, SpawnFailure, SpawnReply, Spawner, SpawnerMsg,
+    RemoteSpawnError, Spawn, SpawnFailure, SpawnReply, Spawned, Spawner, SpawnerMsg,
 };
 use tapio::remote::{LinkError, PeerUnreachable, RemoteSettings};
 use tapio::testkit::{LinkDirection, TestProbe, two_nodes};
-use tapio::wire::{Registry, WireLimits, WireProblem};
+use tapio::wire::{Registry, RemoteProtocol, WireLimits, WireProblem};
 use tapio::{
     ActorSystemBuilder, Address, AskError, DeadLetter, DeadLetterReason, Subscription,
     remote_behavior,
@@ -620,6 +620,70 @@ fn echo_spawner(
     (spawner, resolved)
 }
 
+/// A [`sink`] named `name` on `on`, and its ref as `from` resolves it.
+fn remote_sink<M: RemoteProtocol>(
+    from: &ActorSystem,
+    on: &ActorSystem,
+    name: &str,
+) -> (ActorRef<M>, ActorRef<M>, UnboundedReceiver<M>) {
+    let (local, rx) = sink::<M>(on, name);
+    let resolved = from.resolve::<M>(&uri(&local)).unwrap();
+    (local, resolved, rx)
+}
+
+/// Subscriptions to `x`'s and `y`'s `PeerUnreachable` events.
+fn give_ups(
+    x: &ActorSystem,
+    y: &ActorSystem,
+) -> (Subscription<PeerUnreachable>, Subscription<PeerUnreachable>) {
+    (
+        x.events().subscribe::<PeerUnreachable>(),
+        y.events().subscribe::<PeerUnreachable>(),
+    )
+}
+
+/// After a give-up both ways: both sides clear the quarantine and `x` links to `y` again.
+async fn recover(x: &ActorSystem, y: &ActorSystem) {
+    assert!(x.clear_quarantine(y.address()));
+    assert!(y.clear_quarantine(x.address()));
+    timeout(T, x.reconnect(y.address()))
+        .await
+        .unwrap()
+        .expect("reconnected");
+}
+
+/// Ask the spawner `at` to start `factory` from `args` as `name`, and its answer.
+async fn ask_spawn(
+    at: &ActorRef<SpawnerMsg>,
+    factory: &str,
+    args: Vec<u8>,
+    name: &str,
+) -> SpawnReply {
+    let request = Spawn {
+        factory: factory.into(),
+        args,
+        name: name.into(),
+    };
+    timeout(T, at.ask(request).timeout(T))
+        .await
+        .unwrap()
+        .expect("the spawner answers")
+}
+
+/// Ask the spawner `at` to start an `echo_worker` with `prefix` as `name`.
+async fn spawn_echo(
+    at: &ActorRef<SpawnerMsg>,
+    prefix: &str,
+    name: &str,
+) -> Result<Spawned<Question>, RemoteSpawnError> {
+    let args = EchoArgs {
+        prefix: prefix.into(),
+    };
+    timeout(T, at.spawn_remote::<echo_worker>(args, name))
+        .await
+        .unwrap()
+}
+
 fn relay(system: &ActorSystem, out: Option<UnboundedSender<ActorRef<Note>>>) -> ActorRef<Hop> {
     system
         .spawn(
@@ -1047,8 +1111,7 @@ fn wide_values() -> Vec<Wide> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s40_every_variant_of_a_wide_enum_arrives_equal_in_order() {
     let (a, b) = (node("a", calm()), node("b", calm()));
-    let (wide, mut got) = sink::<Wide>(&b, "wide");
-    let at_a = a.resolve::<Wide>(&uri(&wide)).unwrap();
+    let (_, at_a, mut got) = remote_sink::<Wide>(&a, &b, "wide");
     let values = wide_values();
     for v in &values {
         at_a.tell(v.clone());
@@ -1182,8 +1245,7 @@ async fn s40_a_reply_near_the_frame_limit_arrives_equal() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s40_a_tell_over_the_frame_limit_is_a_dead_letter_on_the_sender_only() {
     let (a, b) = (node("a", calm()), node("b", calm()));
-    let (blobs, mut got) = sink::<Blob>(&b, "blobs");
-    let at_a = a.resolve::<Blob>(&uri(&blobs)).unwrap();
+    let (blobs, at_a, mut got) = remote_sink::<Blob>(&a, &b, "blobs");
     at_a.tell(blob(0, vec![]));
     assert_eq!(recv(&mut got, "a small blob").await.tag, 0);
 
@@ -1269,8 +1331,7 @@ async fn s40_s31_a_tell_burst_keeps_order_and_accounts_for_every_message() {
 async fn s40_s47_offer_bursts_from_two_systems_arrive_whole_and_in_order() {
     const N: u64 = 3_000;
     let (a, b, c) = three(calm());
-    let (seqs, mut got) = sink::<Seq>(&b, "seqs");
-    let from_a = a.resolve::<Seq>(&uri(&seqs)).unwrap();
+    let (seqs, from_a, mut got) = remote_sink::<Seq>(&a, &b, "seqs");
     let from_c = c.resolve::<Seq>(&uri(&seqs)).unwrap();
     let offer_all =
         |to: ActorRef<Seq>, who: &'static str| async move { refused_offers(&to, who, N).await };
@@ -1295,8 +1356,7 @@ async fn s40_s47_offer_bursts_from_two_systems_arrive_whole_and_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s40_s45_a_held_association_does_not_hold_another() {
     let (a, b, c) = three(calm());
-    let (seqs, mut got) = sink::<Seq>(&b, "seqs");
-    let from_a = a.resolve::<Seq>(&uri(&seqs)).unwrap();
+    let (seqs, from_a, mut got) = remote_sink::<Seq>(&a, &b, "seqs");
     let from_c = c.resolve::<Seq>(&uri(&seqs)).unwrap();
     linked(&c, &b).await;
     dir(&c, &b).partition();
@@ -1318,8 +1378,7 @@ async fn s40_s45_a_held_association_does_not_hold_another() {
 
 async fn drops_with_seed(seed: u64) -> BTreeSet<u64> {
     let nodes = two_nodes(calm()).unwrap();
-    let (seqs, mut got) = sink::<Seq>(&nodes.b, "seqs");
-    let at_a = nodes.a.resolve::<Seq>(&uri(&seqs)).unwrap();
+    let (_, at_a, mut got) = remote_sink::<Seq>(&nodes.a, &nodes.b, "seqs");
     linked(&nodes.a, &nodes.b).await;
     nodes.a_to_b().drop_ratio(0.5, seed);
     for n in 0..200 {
@@ -1472,8 +1531,7 @@ async fn s37_a_payload_that_does_not_decode_is_a_dead_letter_naming_the_peer() {
     assert_eq!(letter.recipient().to_string(), skewed.path().to_string());
 
     // Bytes left after the payload: `TrailingBytes`, naming the key and the count.
-    let (extras, mut got_extra) = sink::<Extra>(&b, "extras");
-    let extras_at_a = a.resolve::<Extra>(&uri(&extras)).unwrap();
+    let (_, extras_at_a, mut got_extra) = remote_sink::<Extra>(&a, &b, "extras");
     extras_at_a.tell(Extra { a: 1, b: 5 });
     let letter = letter_where(&mut letters, "for the extra bytes", |l| {
         matches!(l.reason(), DeadLetterReason::FromPeer { .. })
@@ -1731,8 +1789,7 @@ async fn s41_s42_a_partition_from_one_peer_ends_only_its_watches() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s41_a_watch_made_during_a_partition_hears_the_give_up() {
     let nodes = two_nodes(quick()).unwrap();
-    let (w, _rw) = sink::<Note>(&nodes.b, "w");
-    let r = nodes.a.resolve::<Note>(&uri(&w)).unwrap();
+    let (_, r, _rw) = remote_sink::<Note>(&nodes.a, &nodes.b, "w");
     linked(&nodes.a, &nodes.b).await;
     nodes.partition();
     let started = Instant::now();
@@ -1755,8 +1812,7 @@ async fn s41_a_watch_made_during_a_partition_hears_the_give_up() {
 async fn s42_a_one_way_partition_gives_up_on_the_silent_side() {
     let nodes = two_nodes(quick()).unwrap();
     let (a, b) = (&nodes.a, &nodes.b);
-    let (wa, _ra) = sink::<Note>(a, "wa");
-    let at_b = b.resolve::<Note>(&uri(&wa)).unwrap();
+    let (wa, at_b, _ra) = remote_sink::<Note>(b, a, "wa");
     linked(b, a).await;
     let mut ends = watcher(b, "watcher", vec![at_b.clone()]);
     let mut gave_up = b.events().subscribe::<PeerUnreachable>();
@@ -1786,11 +1842,9 @@ async fn s42_a_one_way_partition_gives_up_on_the_silent_side() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s42_s45_a_delay_under_the_window_gives_nobody_up() {
     let nodes = two_nodes(detector(100, 2_000)).unwrap();
-    let (seqs, mut got) = sink::<Seq>(&nodes.b, "seqs");
-    let at_a = nodes.a.resolve::<Seq>(&uri(&seqs)).unwrap();
+    let (_, at_a, mut got) = remote_sink::<Seq>(&nodes.a, &nodes.b, "seqs");
     linked(&nodes.a, &nodes.b).await;
-    let mut a_gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
-    let mut b_gave_up = nodes.b.events().subscribe::<PeerUnreachable>();
+    let (mut a_gave_up, mut b_gave_up) = give_ups(&nodes.a, &nodes.b);
     nodes.a_to_b().delay(ms(400));
     nodes.b_to_a().delay(ms(400));
     let sent = Instant::now();
@@ -1825,11 +1879,9 @@ async fn s42_s45_a_delay_under_the_window_gives_nobody_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s42_s45_dropping_every_message_keeps_the_heartbeats() {
     let nodes = two_nodes(detector(100, 1_200)).unwrap();
-    let (notes, mut got) = sink::<Note>(&nodes.b, "notes");
-    let at_a = nodes.a.resolve::<Note>(&uri(&notes)).unwrap();
+    let (_, at_a, mut got) = remote_sink::<Note>(&nodes.a, &nodes.b, "notes");
     linked(&nodes.a, &nodes.b).await;
-    let mut a_gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
-    let mut b_gave_up = nodes.b.events().subscribe::<PeerUnreachable>();
+    let (mut a_gave_up, mut b_gave_up) = give_ups(&nodes.a, &nodes.b);
     nodes.a_to_b().drop_ratio(1.0, 3);
     for n in 0..10 {
         at_a.tell(note_from("a", n));
@@ -1850,8 +1902,7 @@ async fn s42_s45_dropping_every_message_keeps_the_heartbeats() {
 async fn s42_s47_offers_through_a_short_partition_all_arrive_in_order() {
     const N: u64 = 1_500;
     let nodes = two_nodes(detector(100, 4_000)).unwrap();
-    let (seqs, mut got) = sink::<Seq>(&nodes.b, "seqs");
-    let at_a = nodes.a.resolve::<Seq>(&uri(&seqs)).unwrap();
+    let (_, at_a, mut got) = remote_sink::<Seq>(&nodes.a, &nodes.b, "seqs");
     linked(&nodes.a, &nodes.b).await;
     let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
     nodes.partition();
@@ -1933,8 +1984,7 @@ async fn s43_a_quarantine_cleared_on_one_side_only_does_not_link() {
         .tell(note_from("a", 0));
     assert_eq!(recv(&mut got, "a note before").await.n, 0);
 
-    let mut a_gave_up = a.events().subscribe::<PeerUnreachable>();
-    let mut b_gave_up = b.events().subscribe::<PeerUnreachable>();
+    let (mut a_gave_up, mut b_gave_up) = give_ups(a, b);
     nodes.partition();
     given_up(&mut a_gave_up, b.address()).await;
     given_up(&mut b_gave_up, a.address()).await;
@@ -1980,8 +2030,7 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
     assert_eq!(recv(&mut at_c, "before").await.n, 0);
     let at_b = a.resolve::<Question>(&uri(&b_answerer)).unwrap();
 
-    let mut a_gave_up = a.events().subscribe::<PeerUnreachable>();
-    let mut c_gave_up = c.events().subscribe::<PeerUnreachable>();
+    let (mut a_gave_up, mut c_gave_up) = give_ups(&a, &c);
     cut(&a, &c);
     given_up(&mut a_gave_up, c.address()).await;
     given_up(&mut c_gave_up, a.address()).await;
@@ -1989,12 +2038,7 @@ async fn s43_recovery_between_two_of_three_with_refs_resolved_again() {
     let answer = answered(&at_b, "b?", "B answers").await;
     assert_eq!(answer.by, "b");
     heal(&a, &c);
-    assert!(a.clear_quarantine(c.address()));
-    assert!(c.clear_quarantine(a.address()));
-    timeout(T, a.reconnect(c.address()))
-        .await
-        .unwrap()
-        .expect("reconnected");
+    recover(&a, &c).await;
 
     let mut letters = a.events().subscribe::<DeadLetter>();
     old.tell(note_from("old", 1));
@@ -2043,8 +2087,7 @@ async fn s43_s18_a_watch_ended_by_a_give_up_does_not_fire_again_after_recovery()
     let old = a.resolve::<Note>(&full_uri(&w)).unwrap();
     linked(a, b).await;
     let mut old_ends = watcher(a, "old-watcher", vec![old.clone()]);
-    let mut a_gave_up = a.events().subscribe::<PeerUnreachable>();
-    let mut b_gave_up = b.events().subscribe::<PeerUnreachable>();
+    let (mut a_gave_up, mut b_gave_up) = give_ups(a, b);
     nodes.partition();
     assert_eq!(
         recv(&mut old_ends, "the give-up").await,
@@ -2053,12 +2096,7 @@ async fn s43_s18_a_watch_ended_by_a_give_up_does_not_fire_again_after_recovery()
     given_up(&mut a_gave_up, b.address()).await;
     given_up(&mut b_gave_up, a.address()).await;
     nodes.heal();
-    assert!(a.clear_quarantine(b.address()));
-    assert!(b.clear_quarantine(a.address()));
-    timeout(T, a.reconnect(b.address()))
-        .await
-        .unwrap()
-        .expect("reconnected");
+    recover(a, b).await;
 
     let fresh = a.resolve::<Note>(&full_uri(&w)).unwrap();
     assert_eq!(fresh.uid(), w.uid(), "the same incarnation lives on");
@@ -2163,47 +2201,20 @@ async fn s46_refused_spawns_say_why_and_start_nothing() {
     let (a, b) = (node("a", calm()), node("b", calm()));
     let (_, at_a) = echo_spawner(&b, &a);
 
-    let bad_args = timeout(
-        T,
-        at_a.ask(Spawn {
-            factory: "sweep8.echo".into(),
-            args: vec![0xff, 0xff, 0xff],
-            name: "bad".into(),
-        })
-        .timeout(T),
-    )
-    .await
-    .unwrap()
-    .expect("the spawner answers");
+    let bad_args = ask_spawn(&at_a, "sweep8.echo", vec![0xff, 0xff, 0xff], "bad").await;
     assert!(
         matches!(&bad_args, SpawnReply::SpawnFailed { reason: SpawnFailure::BadArguments { factory, .. } } if factory == "sweep8.echo"),
         "{bad_args:?}"
     );
 
-    let bad_name = timeout(
-        T,
-        at_a.spawn_remote::<echo_worker>(EchoArgs { prefix: "x".into() }, "no/slash"),
-    )
-    .await
-    .unwrap();
+    let bad_name = spawn_echo(&at_a, "x", "no/slash").await;
     assert!(
         matches!(&bad_name, Err(RemoteSpawnError::Refused(SpawnFailure::InvalidName { name, .. })) if name == "no/slash"),
         "{:?}",
         bad_name.as_ref().map(|s| s.name.clone())
     );
 
-    let unknown = timeout(
-        T,
-        at_a.ask(Spawn {
-            factory: "sweep8.nobody".into(),
-            args: vec![],
-            name: "n".into(),
-        })
-        .timeout(T),
-    )
-    .await
-    .unwrap()
-    .expect("the spawner answers");
+    let unknown = ask_spawn(&at_a, "sweep8.nobody", vec![], "n").await;
     assert!(
         matches!(&unknown, SpawnReply::SpawnFailed { reason: SpawnFailure::UnknownFactory { factory } } if factory == "sweep8.nobody"),
         "{unknown:?}"
@@ -2213,18 +2224,7 @@ async fn s46_refused_spawns_say_why_and_start_nothing() {
         assert!(b.resolve::<Question>(&local).is_err(), "{local} exists");
     }
     // The name refused for bad arguments is free: a good request takes it.
-    let good = timeout(
-        T,
-        at_a.spawn_remote::<echo_worker>(
-            EchoArgs {
-                prefix: "p:".into(),
-            },
-            "bad",
-        ),
-    )
-    .await
-    .unwrap()
-    .expect("started");
+    let good = spawn_echo(&at_a, "p:", "bad").await.expect("started");
     let answer = timeout(T, ask_text(&good.actor, "hi", T))
         .await
         .unwrap()
@@ -2245,22 +2245,8 @@ async fn s46_refused_spawns_say_why_and_start_nothing() {
 async fn s46_s41_stopping_the_spawner_ends_its_remote_children_for_every_watcher() {
     let (a, b, c) = three(calm());
     let (spawner, at_a) = echo_spawner(&b, &a);
-    let w1 = timeout(
-        T,
-        at_a.spawn_remote::<echo_worker>(EchoArgs { prefix: "1".into() }, "w1"),
-    )
-    .await
-    .unwrap()
-    .expect("w1")
-    .actor;
-    let w2 = timeout(
-        T,
-        at_a.spawn_remote::<echo_worker>(EchoArgs { prefix: "2".into() }, "w2"),
-    )
-    .await
-    .unwrap()
-    .expect("w2")
-    .actor;
+    let w1 = spawn_echo(&at_a, "1", "w1").await.expect("w1").actor;
+    let w2 = spawn_echo(&at_a, "2", "w2").await.expect("w2").actor;
     assert_eq!(w1.path().address(), b.address());
     assert!(
         uri(&w1).starts_with(&format!("{}/user/spawner/w1", b.address())),
