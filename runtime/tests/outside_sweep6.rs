@@ -23,6 +23,9 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "common/outside.rs"]
+mod outside;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
@@ -37,33 +40,7 @@ use tapio::{
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, timeout};
 
-const T: Duration = Duration::from_secs(5);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("boom: a test failure")]
-struct Boom;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("other: another test failure")]
-struct Other;
-
-type Log = Arc<Mutex<Vec<String>>>;
-
-fn log() -> Log {
-    Arc::new(Mutex::new(Vec::new()))
-}
-
-fn push(log: &Log, entry: impl Into<String>) {
-    log.lock().unwrap().push(entry.into());
-}
-
-fn entries(log: &Log) -> Vec<String> {
-    log.lock().unwrap().clone()
-}
+use outside::{Boom, Other, T, entries, ms, new_log as log, push};
 
 /// Every dead letter for `path` until `quiet` passes without any letter at all
 /// (the whole collection bounded by `T`).

@@ -46,6 +46,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "common/outside.rs"]
+mod outside;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
@@ -62,33 +64,7 @@ use tapio::{
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
-const T: Duration = Duration::from_secs(5);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("boom: a test failure")]
-struct Boom;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("other: another test failure")]
-struct Other;
-
-type Log = Arc<Mutex<Vec<String>>>;
-
-fn new_log() -> Log {
-    Arc::new(Mutex::new(Vec::new()))
-}
-
-fn push(log: &Log, entry: impl Into<String>) {
-    log.lock().unwrap().push(entry.into());
-}
-
-fn entries(log: &Log) -> Vec<String> {
-    log.lock().unwrap().clone()
-}
+use outside::{Boom, Log, Other, T, entries, ms, new_log, push};
 
 /// The next `n` dead letters addressed to `path` (others are skipped), all within `T`.
 async fn letters_for(
