@@ -6,7 +6,6 @@
 //! registered twice (a message's or a factory's) stops every system from starting.
 
 use tapio::prelude::*;
-use tapio::remote_behavior;
 
 /// What a doubler is built with. A value, not a closure: a closure does not cross a
 /// socket, so what travels is the factory's key and these arguments, encoded. It

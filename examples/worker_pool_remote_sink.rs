@@ -6,7 +6,6 @@
 //! registered twice (a message's or a factory's) stops every system from starting.
 
 use tapio::prelude::*;
-use tapio::remote_behavior;
 
 /// What a sink is built with: how many items it will have outstanding at once.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

@@ -242,7 +242,7 @@ pub mod prelude {
     pub use crate::{
         Actor, ActorContext, ActorRef, ActorSystem, AnyActorRef, Backoff, Behavior, Behaviors, Ctx,
         Machine, Message, Next, Panicked, Routers, Signal, SupervisorStrategy, Terminated, actor,
-        message, state,
+        message, remote_behavior, state,
     };
 }
 
