@@ -45,7 +45,7 @@ use std::fmt;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a message",
     label = "this type cannot be sent to an actor",
-    note = "put `#[tapio::message]` on the declaration of `{Self}`"
+    note = "put `#[tapio::message]` on the declaration of `{Self}` (standard types such as `u64`, `String`, and a `Vec<T>` or `Option<T>` of anything `Send`, are messages already); a message is also `Send + 'static`, which a type holding an `Rc` or a reference is not"
 )]
 pub trait Message: Send + 'static {
     /// Where an answer to this message goes: [`NoReply`](crate::NoReply) for a plain

@@ -15,17 +15,20 @@ use quote::{format_ident, quote};
 use syn::{ImplItem, ItemImpl};
 
 use crate::model::ActorModel;
-use crate::symbol::{HANDLER, SIGNAL};
+use crate::symbol::{HANDLER, ON_ENTRY, ON_EXIT, OTHERWISE, SIGNAL};
 
 /// The impl block as the user wrote it, minus the `#[signal]` and `#[handler]`
-/// markers, which are not attributes the compiler knows.
+/// markers, which are not attributes the compiler knows, and minus a state's hook
+/// written here by mistake (refused with its own error, see `parse::actor`).
 pub(crate) fn user_block(block: &ItemImpl) -> ItemImpl {
     let mut block = block.clone();
     for item in &mut block.items {
         if let ImplItem::Fn(method) = item {
-            method
-                .attrs
-                .retain(|attr| !attr.path().is_ident(SIGNAL) && !attr.path().is_ident(HANDLER));
+            method.attrs.retain(|attr| {
+                ![SIGNAL, HANDLER, ON_ENTRY, ON_EXIT, OTHERWISE]
+                    .iter()
+                    .any(|marker| attr.path().is_ident(marker))
+            });
         }
     }
     block

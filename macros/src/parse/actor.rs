@@ -11,8 +11,8 @@ use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
 use crate::parse::{Form, bare, list_of, peel, value_of};
 use crate::symbol::{
-    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, PROTOCOL, PROTOCOL_SUFFIX,
-    SIGNAL, STASH_CAPACITY, STATES, VARIANT, VIS,
+    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, ON_ENTRY, ON_EXIT, OTHERWISE,
+    PROTOCOL, PROTOCOL_SUFFIX, SIGNAL, STASH_CAPACITY, STATES, VARIANT, VIS,
 };
 
 /// The arguments of `#[actor(..)]`.
@@ -115,7 +115,14 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
             parsed.states = Some(crate::parse::states::parse_table(table)?);
             Ok(())
         } else if meta.path.is_ident(STASH_CAPACITY) {
-            parsed.stash_capacity = Some(value_of(&meta, STASH_CAPACITY_FORM)?);
+            let capacity: syn::LitInt = value_of(&meta, STASH_CAPACITY_FORM)?;
+            if capacity.base10_parse::<usize>().is_ok_and(|n| n == 0) {
+                return Err(syn::Error::new(
+                    capacity.span(),
+                    "`stash_capacity` must be at least 1: a stash of 0 holds nothing, so the first message a stashing state holds would stop the actor; leave the argument out for the default, or write `stash_capacity = 100`",
+                ));
+            }
+            parsed.stash_capacity = Some(capacity);
             Ok(())
         } else if meta.path.is_ident(VIS) {
             parsed.vis = Some(value_of(&meta, VIS_FORM)?);
@@ -202,6 +209,24 @@ pub(crate) fn parse_actor<'a>(
             );
             continue;
         };
+        if let Some(attr) = state_hook(method) {
+            let hook = attr
+                .path()
+                .get_ident()
+                .map_or_else(String::new, ToString::to_string);
+            let instead = if hook == OTHERWISE {
+                "a plain actor refuses a message it has no handler for (a dead letter): give that message a handler of its own"
+            } else {
+                "a plain actor does what it must at its start in the setup that builds it, and at its end in a `#[signal]` handler"
+            };
+            errors.error(
+                attr,
+                format!(
+                    "`#[{hook}]` belongs to a state of a state machine, in a `#[state]` block; remove it here: {instead}"
+                ),
+            );
+            continue;
+        }
         if is_signal_handler(method) {
             if let Some(attr) = method
                 .attrs
@@ -283,6 +308,16 @@ fn parse_handler_attrs(
         }
     }
     (name, variant)
+}
+
+/// A hook only a `#[state]` block takes (`#[on_entry]`, `#[on_exit]`, `#[otherwise]`),
+/// written on a method of an `#[actor]` block.
+pub(crate) fn state_hook(method: &ImplItemFn) -> Option<&syn::Attribute> {
+    method.attrs.iter().find(|attr| {
+        [ON_ENTRY, ON_EXIT, OTHERWISE]
+            .iter()
+            .any(|hook| attr.path().is_ident(hook))
+    })
 }
 
 fn is_signal_handler(method: &ImplItemFn) -> bool {
