@@ -27,8 +27,9 @@ use crate::errors::Errors;
 /// `Serialize` and `Deserialize` through tapio (do not derive them yourself); serde's
 /// own attributes work on it as usual (`#[serde(rename_all = ..)]`, `#[serde(default)]`
 /// on a field, `#[serde(try_from = "u32")]` to check a value as it is decoded: a
-/// value refused so is a dead letter naming the peer). See `tapio::Message`,
-/// `tapio::Request` and `tapio::wire`.
+/// value refused so is a dead letter naming the peer). A field of a type of your own
+/// needs serde's traits of its own: derive them with serde 1 (the serde tapio uses).
+/// See `tapio::Message`, `tapio::Request` and `tapio::wire`.
 #[proc_macro_attribute]
 pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_tokens = proc_macro2::TokenStream::from(item);
@@ -237,7 +238,9 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Register a factory function, `fn name(args: Args) -> Behavior<P>`, under a key
 /// another system can ask a spawner for; declares a type `name` beside the function
-/// that names the factory. See `tapio::remote::spawn`.
+/// that names the factory. `Args` derives serde's `Serialize` and `Deserialize` (with
+/// serde 1, the serde tapio uses) and holds no `ActorRef`. See
+/// `tapio::remote::spawn`.
 #[proc_macro_attribute]
 pub fn remote_behavior(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_tokens = proc_macro2::TokenStream::from(item);
