@@ -349,6 +349,8 @@ pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
         };
         return quote::quote!(#item #error).into();
     };
+    let mut item = item;
+    parse::states::name_the_actor_in_contexts(&mut item, &args.actor, &mut errors);
     let Some(mut model) = parse::states::parse_state(&item, args, &mut errors) else {
         let error = errors.finish().err().map(errors::to_compile_errors);
         return quote::quote!(#item #error).into();

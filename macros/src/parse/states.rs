@@ -445,6 +445,65 @@ fn classify(ty: &Type, actor: &Ident) -> Option<Param> {
     }
 }
 
+/// Refuse `&mut Ctx<Self>` (or `ActorContext<Self>`) in a state's handler: an
+/// `#[actor]` handler's context, copied into a state, where `Self` is the state. The
+/// error says to name the actor, and the parameter is rewritten to do so, so that
+/// the one mistake is not followed by errors about the state not being a message.
+pub(crate) fn name_the_actor_in_contexts(item: &mut syn::Item, actor: &Ident, errors: &mut Errors) {
+    let syn::Item::Impl(block) = item else {
+        return;
+    };
+    for item in &mut block.items {
+        let syn::ImplItem::Fn(method) = item else {
+            continue;
+        };
+        for input in &mut method.sig.inputs {
+            let FnArg::Typed(typed) = input else {
+                continue;
+            };
+            if let Some(self_arg) = context_of_self(&mut typed.ty) {
+                errors.error(
+                    &*self_arg,
+                    format!("in a `#[state]` block `Self` is the state, not the actor: the context is the actor's, `&mut Ctx<{actor}>`"),
+                );
+                let span = syn::spanned::Spanned::span(&*self_arg);
+                *self_arg = Type::Path(syn::TypePath {
+                    qself: None,
+                    path: Ident::new(&actor.to_string(), span).into(),
+                });
+            }
+        }
+    }
+}
+
+/// The `Self` in `&mut Ctx<Self>` or `&mut ActorContext<Self>`.
+fn context_of_self(ty: &mut Type) -> Option<&mut Type> {
+    let Type::Reference(reference) = ty else {
+        return None;
+    };
+    let Type::Path(path) = &mut *reference.elem else {
+        return None;
+    };
+    let last = path.path.segments.last_mut()?;
+    if last.ident != "Ctx" && last.ident != "ActorContext" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &mut last.arguments else {
+        return None;
+    };
+    args.args.iter_mut().find_map(|arg| match arg {
+        syn::GenericArgument::Type(inner) => match inner {
+            Type::Path(inner_path)
+                if inner_path.qself.is_none() && inner_path.path.is_ident("Self") =>
+            {
+                Some(inner)
+            }
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// Whether a return type is a `Next`, a `Result` of one, or a tuple ending in one.
 fn returns_next(ty: &Type) -> bool {
     match ty {
