@@ -124,8 +124,18 @@ fn arm(
     // A handler that may switch takes the state out; one that stays borrows it.
     let (then, access) = if handler.switches {
         let parts = put_together();
+        // The reply slot is the message's, named, so that an answer of the wrong
+        // shape is refused by `SwitchOutput` (whose message says what to answer) on
+        // the handler's return type, not inferred from the answer and refused as a
+        // mismatch on the attribute.
+        let answer_span = match &handler.method.sig.output {
+            syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+            syn::ReturnType::Default => span,
+        };
         (
-            quote!(::tapio::__private::switched::<#actor, #state, _, _>(#parts, #output, #reply)),
+            quote_spanned! {answer_span=>
+                ::tapio::__private::switched::<#actor, #state, _, <#message_ty as ::tapio::Message>::ReplySlot>(#parts, #output, #reply)
+            },
             quote!(take(&mut *#states)),
         )
     } else {
