@@ -193,7 +193,9 @@ pub(crate) fn expand_helpers(model: &ActorModel<'_>, helpers_list: &[Helper<'_>]
     quote! {
         #[doc = #doc]
         // As the protocol enum: a crate-private message's helper is for the crate.
-        #[allow(private_interfaces)]
+        // One helper is written for every handler, asked for or not, so one the
+        // program never calls (a message only a timer sends) is not a warning.
+        #[allow(private_interfaces, dead_code)]
         #vis trait #helpers {
             #(#declarations)*
         }
