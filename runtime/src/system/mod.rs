@@ -549,6 +549,11 @@ impl SystemShared {
         self.next_uid.load(Ordering::Relaxed)
     }
 
+    /// Whether this system has handed out `uid`, to an actor or a promise.
+    pub(crate) fn issued_uid(&self, uid: u64) -> bool {
+        (self.first_uid..self.uid_mark()).contains(&uid)
+    }
+
     /// The name `spawn_anonymous` gives the actor with `uid`: unique because the uid
     /// is, short because it counts from this system's first uid.
     pub(crate) fn anonymous_name(&self, uid: u64) -> AnonymousName {

@@ -171,13 +171,16 @@ fn refused(
     // An answer for a promise that is gone came after its ask ended (it timed out,
     // or was dropped): a late answer, as it is locally (S22), not a peer's mistake.
     // One for a promise a frame answered already is a second answer, as it is
-    // locally.
+    // locally. A uid this system never handed out names no promise that ever was:
+    // that frame is the peer's (S37).
     let promise = header
         .recipient
         .strip_prefix("/system/promises/")
-        .filter(|_| *problem == WireProblem::NoRecipient);
-    let reason = match promise.map(|uid| uid.parse::<u64>()) {
-        Some(Ok(uid)) if system.promise_was_answered(uid) => DeadLetterReason::AlreadyAnswered,
+        .filter(|_| *problem == WireProblem::NoRecipient)
+        .and_then(|uid| uid.parse::<u64>().ok())
+        .filter(|uid| system.issued_uid(*uid));
+    let reason = match promise {
+        Some(uid) if system.promise_was_answered(uid) => DeadLetterReason::AlreadyAnswered,
         Some(_) => DeadLetterReason::AskEnded,
         None => from_peer(peer, problem),
     };
