@@ -487,11 +487,63 @@ impl<P: Message> ActorContext<P> {
     /// [`spawn_remote`](ActorRef::spawn_remote) from inside an actor, which then
     /// watches what it started (S46): it hears
     /// [`Signal::Terminated`](crate::Signal::Terminated) when the new actor stops,
-    /// when its system stops, or when that system is given up on. For an `async`
+    /// when its system stops, or when that system is given up on. From an `async`
     /// handler:
     ///
-    /// ```ignore
-    /// let worker = ctx.spawn_remote::<Doubler>(&spawner, DoublerArgs { factor: 2 }, "w1").await?;
+    /// ```no_run
+    /// use tapio::prelude::*;
+    /// use tapio::remote::spawn::{RemoteSpawnError, SpawnerMsg};
+    ///
+    /// /// What a doubler is built with (serde 1's derives: it crosses as bytes).
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// pub struct DoublerArgs {
+    ///     pub factor: u64,
+    /// }
+    ///
+    /// #[message(remote = "doc.double.v1")]
+    /// pub struct Double(pub u64);
+    ///
+    /// #[remote_behavior("doc.doubler")]
+    /// pub fn doubler(args: DoublerArgs) -> Behavior<Double> {
+    ///     Behaviors::receive_message(move |Double(n): Double| {
+    ///         let _doubled = n * args.factor;
+    ///     })
+    ///     .into()
+    /// }
+    ///
+    /// /// Start a doubler through this spawner (on another system).
+    /// #[message]
+    /// pub struct StartOne(pub ActorRef<SpawnerMsg>);
+    ///
+    /// pub struct Requester;
+    ///
+    /// #[actor]
+    /// impl Requester {
+    ///     async fn start_one(
+    ///         &mut self,
+    ///         ctx: &mut Ctx<Self>,
+    ///         StartOne(spawner): StartOne,
+    ///     ) -> Result<(), RemoteSpawnError> {
+    ///         let worker = ctx
+    ///             .spawn_remote::<doubler>(&spawner, DoublerArgs { factor: 2 }, "w1")
+    ///             .await?;
+    ///         worker.actor.tell(Double(21));
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let system = ActorSystem::builder("requesting")
+    ///         .remote(tapio::remote::RemoteSettings::bind("127.0.0.1", 0))
+    ///         .build()?;
+    ///     let spawner =
+    ///         system.resolve::<SpawnerMsg>("tapio://workers@127.0.0.1:7000/user/spawner")?;
+    ///     let requester = system.spawn(Behaviors::setup(|_| Requester), "requester")?;
+    ///     requester.tell(StartOne(spawner));
+    ///     system.terminate().await;
+    ///     Ok(())
+    /// }
     /// ```
     pub async fn spawn_remote<F: Factory>(
         &mut self,
