@@ -49,3 +49,5 @@ pub(crate) const ON_ENTRY: &str = "on_entry";
 pub(crate) const ON_EXIT: &str = "on_exit";
 /// `#[otherwise]` on a state's handler for every message it has no handler for.
 pub(crate) const OTHERWISE: &str = "otherwise";
+/// The hooks a `#[state]` block takes, and an `#[actor]` block refuses.
+pub(crate) const STATE_HOOKS: [&str; 3] = [ON_ENTRY, ON_EXIT, OTHERWISE];

@@ -15,7 +15,7 @@ use quote::{format_ident, quote};
 use syn::{ImplItem, ItemImpl};
 
 use crate::model::ActorModel;
-use crate::symbol::{HANDLER, ON_ENTRY, ON_EXIT, OTHERWISE, SIGNAL};
+use crate::symbol::{HANDLER, SIGNAL, STATE_HOOKS};
 
 /// The impl block as the user wrote it, minus the `#[signal]` and `#[handler]`
 /// markers, which are not attributes the compiler knows, and minus a state's hook
@@ -25,8 +25,9 @@ pub(crate) fn user_block(block: &ItemImpl) -> ItemImpl {
     for item in &mut block.items {
         if let ImplItem::Fn(method) = item {
             method.attrs.retain(|attr| {
-                ![SIGNAL, HANDLER, ON_ENTRY, ON_EXIT, OTHERWISE]
+                ![SIGNAL, HANDLER]
                     .iter()
+                    .chain(&STATE_HOOKS)
                     .any(|marker| attr.path().is_ident(marker))
             });
         }

@@ -11,8 +11,8 @@ use crate::model::{ActorModel, Handler, SignalHandler};
 use crate::parse::message::item_keyword_span;
 use crate::parse::{Form, bare, list_of, peel, value_of};
 use crate::symbol::{
-    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, ON_ENTRY, ON_EXIT, OTHERWISE,
-    PROTOCOL, PROTOCOL_SUFFIX, SIGNAL, STASH_CAPACITY, STATES, VARIANT, VIS,
+    HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, OTHERWISE, PROTOCOL,
+    PROTOCOL_SUFFIX, SIGNAL, STASH_CAPACITY, STATE_HOOKS, STATES, VARIANT, VIS,
 };
 
 /// The arguments of `#[actor(..)]`.
@@ -313,11 +313,10 @@ fn parse_handler_attrs(
 /// A hook only a `#[state]` block takes (`#[on_entry]`, `#[on_exit]`, `#[otherwise]`),
 /// written on a method of an `#[actor]` block.
 pub(crate) fn state_hook(method: &ImplItemFn) -> Option<&syn::Attribute> {
-    method.attrs.iter().find(|attr| {
-        [ON_ENTRY, ON_EXIT, OTHERWISE]
-            .iter()
-            .any(|hook| attr.path().is_ident(hook))
-    })
+    method
+        .attrs
+        .iter()
+        .find(|attr| STATE_HOOKS.iter().any(|hook| attr.path().is_ident(hook)))
 }
 
 fn is_signal_handler(method: &ImplItemFn) -> bool {

@@ -9,7 +9,7 @@ use syn::{FnArg, Ident, ImplItem, ImplItemFn, Item, ItemImpl, ReturnType, Token,
 use crate::errors::Errors;
 use crate::parse::message::item_keyword_span;
 use crate::parse::peel;
-use crate::symbol::{ON_ENTRY, ON_EXIT, OTHERWISE, REFUSE, STASH, UNHANDLED};
+use crate::symbol::{ON_ENTRY, ON_EXIT, OTHERWISE, REFUSE, STASH, STATE_HOOKS, UNHANDLED};
 
 /// One row of the `states(..)` table: a state and the states it may switch to.
 pub(crate) struct Row {
@@ -252,7 +252,7 @@ pub(crate) fn parse_state<'a>(
             errors.error(item, "a `#[state]` block holds only the state's handlers and hooks: move this item to a separate `impl` block");
             continue;
         };
-        let hooks: Vec<&str> = [ON_ENTRY, ON_EXIT, OTHERWISE]
+        let hooks: Vec<&str> = STATE_HOOKS
             .into_iter()
             .filter(|hook| method.attrs.iter().any(|attr| attr.path().is_ident(hook)))
             .collect();
