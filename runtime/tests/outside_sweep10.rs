@@ -1242,6 +1242,129 @@ async fn s43_s36_after_recovery_new_nested_refs_work_old_decoded_ref_session_end
     nodes.terminate().await;
 }
 
+// ------------------------------------------------------------ 8. shutdown in flight
+
+/// An actor on `system` that counts the `Seq`s it gets into `count`, and says on
+/// `up` when the first one, sender 9, arrived.
+fn counter(
+    system: &ActorSystem,
+    name: &str,
+    count: &Arc<AtomicU64>,
+    up: mpsc::UnboundedSender<()>,
+) -> ActorRef<Seq> {
+    let count = count.clone();
+    system
+        .spawn(
+            Behaviors::receive_message(move |seq: Seq| {
+                if seq.sender == 9 {
+                    let _ = up.send(());
+                } else {
+                    count.fetch_add(1, Ordering::SeqCst);
+                }
+            }),
+            name,
+        )
+        .expect("the counter spawns")
+}
+
+/// S31, S39, S40: A and B tell each other 3,000 messages at once, and B terminates
+/// in the middle. For each direction, what was delivered plus the dead letters on
+/// both sides is exactly what was sent: nothing silently lost, nothing twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s31_s39_terminate_with_frames_in_flight_both_ways_accounts_every_message() {
+    const N: u64 = 3_000;
+    let a = node("a");
+    let b = node("b");
+    let got_a = Arc::new(AtomicU64::new(0));
+    let got_b = Arc::new(AtomicU64::new(0));
+    let (up, mut linked) = mpsc::unbounded_channel();
+    let ca = counter(&a, "ca", &got_a, up.clone());
+    let cb = counter(&b, "cb", &got_b, up);
+    let to_cb = a.resolve::<Seq>(&cb.to_string()).unwrap();
+    let to_ca = b.resolve::<Seq>(&ca.to_string()).unwrap();
+    // Both links up.
+    to_cb.tell(Seq { sender: 9, n: 0 });
+    to_ca.tell(Seq { sender: 9, n: 0 });
+    for _ in 0..2 {
+        let heard = timeout(WAIT, linked.recv()).await;
+        assert!(matches!(heard, Ok(Some(()))), "the links did not come up");
+    }
+    let mut dla = letters(&a);
+    let mut dlb = letters(&b);
+    for n in 0..N as u32 {
+        to_cb.tell(Seq { sender: 1, n });
+        to_ca.tell(Seq { sender: 2, n });
+    }
+    b.terminate().await;
+    // Count the dead letters of each direction on both sides until the sums are
+    // complete, or nothing more comes for two seconds.
+    let (mut lost_to_b, mut lost_to_a) = (0_u64, 0_u64);
+    let mut reasons: HashMap<String, u64> = HashMap::new();
+    loop {
+        let done = got_b.load(Ordering::SeqCst) + lost_to_b >= N
+            && got_a.load(Ordering::SeqCst) + lost_to_a >= N;
+        if done {
+            break;
+        }
+        let next = tokio::select! {
+            l = dla.recv() => l.map(|l| ("a", l)),
+            l = dlb.recv() => l.map(|l| ("b", l)),
+            () = tokio::time::sleep(Duration::from_secs(2)) => None,
+        };
+        let Some((side, letter)) = next else { break };
+        let key = format!("on {side}: {}", letter.reason());
+        *reasons.entry(key).or_default() += 1;
+        if let Some(seq) = letter.take_message::<Seq>() {
+            if seq.sender == 1 {
+                lost_to_b += 1;
+            } else {
+                lost_to_a += 1;
+            }
+        }
+    }
+    let (gb, ga) = (got_b.load(Ordering::SeqCst), got_a.load(Ordering::SeqCst));
+    assert_eq!(
+        (gb + lost_to_b, ga + lost_to_a),
+        (N, N),
+        "a->b: {gb} delivered + {lost_to_b} dead letters; b->a: {ga} delivered + {lost_to_a} dead letters; letters: {reasons:?}; events lost: a {} b {}",
+        dla.lost(),
+        dlb.lost()
+    );
+    a.terminate().await;
+}
+
+/// S31, S39: frames a partition holds toward a system that stops become dead
+/// letters on the sender, each with its message and in order, once the stopping
+/// system's notice arrives; the frame the writer held in hand is one of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s31_s39_frames_held_toward_a_system_that_stops_are_each_lettered() {
+    let nodes = two_nodes(RemoteSettings::loopback()).expect("two nodes");
+    let got = Arc::new(AtomicU64::new(0));
+    let (up, mut linked) = mpsc::unbounded_channel();
+    let cb = counter(&nodes.b, "cb", &got, up);
+    let to_cb = nodes.a.resolve::<Seq>(&cb.to_string()).unwrap();
+    to_cb.tell(Seq { sender: 9, n: 0 });
+    let heard = timeout(WAIT, linked.recv()).await;
+    assert!(matches!(heard, Ok(Some(()))), "the link did not come up");
+    let mut on_a = letters(&nodes.a);
+    nodes.a_to_b().partition();
+    for n in 0..10 {
+        to_cb.tell(Seq { sender: 1, n });
+    }
+    nodes.b.terminate().await;
+    let b = nodes.b.address().clone();
+    for n in 0..10 {
+        let letter = letter_where(&mut on_a, WAIT, |l| l.is::<Seq>()).await;
+        assert_eq!(
+            letter.reason(),
+            &DeadLetterReason::SessionEnded { peer: b.clone() }
+        );
+        assert_eq!(letter.take_message::<Seq>(), Some(Seq { sender: 1, n }));
+    }
+    assert_eq!(got.load(Ordering::SeqCst), 0, "a partitioned frame arrived");
+    nodes.a.terminate().await;
+}
+
 // ------------------------------------------------------------ 10. flow
 
 /// S47, S42: `offer` toward a quarantined peer resolves at once, not accepted,

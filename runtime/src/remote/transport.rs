@@ -22,7 +22,7 @@ use tokio::task::AbortHandle;
 use crate::actor::{ActorPath, Address};
 use crate::events::DeadLetterReason;
 use crate::remote::association::{
-    Association, Frame, LinkStatus, Outbound, SessionEnd, control, control_frame,
+    Association, Frame, LinkStatus, Outbound, Session, SessionEnd, control, control_frame,
 };
 use crate::remote::detector::Timing;
 use crate::remote::frames_in::{read_body, skip_body};
@@ -64,6 +64,9 @@ pub(crate) struct Transport {
     /// The task that owns the listening socket: awaited when the system
     /// terminates, so that the port is free once `terminate` returns.
     accepting: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// How many connections peers dialled are being read: a terminating system
+    /// reads each until its peer closes it (see `leave`).
+    reading: watch::Sender<usize>,
 }
 
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -93,6 +96,7 @@ impl Transport {
             tasks: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
             accepting: Mutex::new(None),
+            reading: watch::Sender::new(0),
         });
         let accepting = tokio::spawn(accept_loop(listener, Arc::downgrade(&transport)));
         *locked(&transport.accepting) = Some(accepting);
@@ -266,6 +270,13 @@ impl Transport {
 
     /// The system is terminating: tell every linked peer, and give the notices a
     /// moment to be written. Nothing is sent after this.
+    ///
+    /// Then read what the peers wrote before they heard: a peer that hears this
+    /// system leave writes the frame in hand, closes its connection and letters
+    /// what it had not written; what it did write is read here to the end, and
+    /// lettered here (the actors are gone), so that no message in flight is lost
+    /// without a dead letter on one side (S31, S39). Each wait is bounded by
+    /// `LEAVE_TIMEOUT`; a peer that could not be told is not waited for.
     pub(crate) async fn leave(&self) {
         self.closing.store(true, Ordering::Release);
         let associations: Vec<_> = locked(&self.associations).values().cloned().collect();
@@ -273,12 +284,22 @@ impl Transport {
             .iter()
             .filter_map(|association| association.leave())
             .collect();
-        let _ = tokio::time::timeout(LEAVE_TIMEOUT, async {
+        let told = tokio::time::timeout(LEAVE_TIMEOUT, async {
             for writer in writers {
                 let _ = writer.await;
             }
         })
         .await;
+        if told.is_ok() {
+            let mut reading = self.reading.subscribe();
+            let _ = tokio::time::timeout(LEAVE_TIMEOUT, reading.wait_for(|n| *n == 0)).await;
+        }
+    }
+
+    /// Count a connection a peer dialled as read until the guard drops.
+    fn reading(&self) -> Reading<'_> {
+        self.reading.send_modify(|n| *n += 1);
+        Reading(&self.reading)
     }
 
     /// Close the listening socket, and wait (a second at most) until it is closed:
@@ -299,6 +320,15 @@ impl Transport {
         for task in locked(&self.tasks).drain(..) {
             task.abort();
         }
+    }
+}
+
+/// A connection a peer dialled, counted while it is read.
+struct Reading<'a>(&'a watch::Sender<usize>);
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 
@@ -393,6 +423,7 @@ async fn accept(
     // Heartbeats start, and with them the connection back to the peer.
     association.in_use();
     let session_end = association.session().wait_end();
+    let _reading = links.reading();
     tokio::select! {
         () = session_end => {}
         () = read_frames(stream, &association, &links) => {}
@@ -612,28 +643,72 @@ async fn link_out(
         let _ = from_peer.read(&mut byte).await;
     };
     let mut out = BufWriter::with_capacity(BUFFER, to_peer);
-    let written = tokio::select! {
-        () = association.session().wait_end() => Ok(()),
-        () = peer_closed => Err(()),
-        written = write_frames(&mut out, &mut frames, association.faults()) => written.map_err(|_| ()),
+    let session = association.session();
+    // A peer that leaves reads on until this connection closes: the frame in hand
+    // is written, the buffer flushed and the connection closed, within a bound. A
+    // quarantined peer is cut off at once.
+    let cut = async {
+        session.wait_end().await;
+        if session.ended() == Some(SessionEnd::Left) {
+            tokio::time::sleep(LEAVE_TIMEOUT).await;
+        }
     };
+    let written = tokio::select! {
+        () = cut => Written::Cut,
+        () = peer_closed => Written::Broken,
+        written = write_frames(&mut out, &mut frames, association.faults(), session) => written,
+    };
+    let system = transport.upgrade().and_then(|t| t.system.upgrade());
     if let Some(reason) = ended_reason(&association) {
+        if let Some(system) = &system {
+            match written {
+                Written::Unsent(frame) => lose(system, &peer, &frame, reason.clone()),
+                // The peer left and did not read what was written in time.
+                Written::Broken if session.ended() == Some(SessionEnd::Left) => {
+                    buffer_lost(system, &peer, reason.clone());
+                }
+                Written::Cut if session.ended() == Some(SessionEnd::Left) => {
+                    buffer_lost(system, &peer, reason.clone());
+                }
+                _ => {}
+            }
+        }
         give_up(frames, &transport, &peer, reason).await;
         return;
     }
     // The next frame dials again.
     association.forget_outbound(id);
-    if written.is_err() {
+    let reason = DeadLetterReason::ConnectionLost { peer: peer.clone() };
+    if !matches!(written, Written::All) {
         status.send_replace(LinkStatus::Down("the connection broke".into()));
-        if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
-            // Whatever was in the write buffer or on its way: which frames they
-            // were is not known any more.
-            let reason = DeadLetterReason::ConnectionLost { peer: peer.clone() };
-            system.dead_letter_of_type("frame", &ActorPath::root(peer.clone()), reason);
+        if let Some(system) = &system {
+            if let Written::Unsent(frame) = written {
+                lose(system, &peer, &frame, reason.clone());
+            }
+            buffer_lost(system, &peer, reason.clone());
         }
     }
-    let reason = DeadLetterReason::ConnectionLost { peer: peer.clone() };
     give_up(frames, &transport, &peer, reason).await;
+}
+
+/// How a connection's writing ended.
+enum Written {
+    /// The queue closed, or the session ended, and what was taken from the queue
+    /// was written and the connection closed.
+    All,
+    /// A write failed, or the peer closed the connection.
+    Broken,
+    /// The session ended and the writer was stopped where it was.
+    Cut,
+    /// The session ended (or the connection broke) before this frame, taken from
+    /// the queue, was written.
+    Unsent(Frame),
+}
+
+/// Whatever was in a connection's write buffer or on its way when it broke: which
+/// frames they were is not known any more, so one letter says so.
+fn buffer_lost(system: &SystemShared, peer: &Address, reason: DeadLetterReason) {
+    system.dead_letter_of_type("frame", &ActorPath::root(peer.clone()), reason);
 }
 
 /// The reason for dead letters of a session that has ended.
@@ -645,55 +720,102 @@ fn ended_reason(association: &Association) -> Option<DeadLetterReason> {
     })
 }
 
-/// Write what is queued until the queue closes. Frames queued together go out in
-/// one write: a burst costs a few syscalls, not one per message.
+/// Write what is queued until the queue closes or the session ends, then close the
+/// connection. Frames queued together go out in one write: a burst costs a few
+/// syscalls, not one per message.
 async fn write_frames<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
     frames: &mut mpsc::Receiver<Frame>,
     faults: &LinkFaults,
-) -> std::io::Result<()> {
+    session: &Session,
+) -> Written {
     let mut changes = faults.subscribe();
-    while let Some(frame) = frames.recv().await {
-        write_frame(out, frame, faults, &mut changes).await?;
-        while let Ok(next) = frames.try_recv() {
-            write_frame(out, next, faults, &mut changes).await?;
+    loop {
+        let frame = tokio::select! {
+            biased;
+            () = session.wait_end() => break,
+            frame = frames.recv() => match frame {
+                Some(frame) => frame,
+                None => break,
+            },
+        };
+        if let Some(unsent) = write_burst(out, frame, frames, faults, &mut changes, session).await {
+            return unsent;
         }
-        out.flush().await?;
     }
-    out.flush().await
+    let closed = async {
+        out.flush().await?;
+        out.shutdown().await
+    };
+    match closed.await {
+        Ok(()) => Written::All,
+        Err(_) => Written::Broken,
+    }
 }
 
-/// Write one frame, once a partition holding it heals and a delay has passed.
+/// Write `frame` and whatever else is queued behind it, then flush. Returns how
+/// the writing ended if it cannot go on.
+async fn write_burst<W: AsyncWrite + Unpin>(
+    out: &mut BufWriter<W>,
+    frame: Frame,
+    frames: &mut mpsc::Receiver<Frame>,
+    faults: &LinkFaults,
+    changes: &mut watch::Receiver<u64>,
+    session: &Session,
+) -> Option<Written> {
+    let mut next = Some(frame);
+    while let Some(frame) = next {
+        if let Err(written) = write_frame(out, frame, faults, changes, session).await {
+            return Some(written);
+        }
+        next = if session.ended().is_none() {
+            frames.try_recv().ok()
+        } else {
+            None
+        };
+    }
+    out.flush().await.err().map(|_| Written::Broken)
+}
+
+/// Write one frame, once a partition holding it heals and a delay has passed. A
+/// session that ends while the frame is held leaves it unsent.
 async fn write_frame<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
     frame: Frame,
     faults: &LinkFaults,
     changes: &mut watch::Receiver<u64>,
-) -> std::io::Result<()> {
+    session: &Session,
+) -> Result<(), Written> {
     while faults.active() {
         changes.borrow_and_update();
-        match faults.verdict(frame.queued) {
+        let until = match faults.verdict(frame.queued) {
             Verdict::Pass => break,
-            Verdict::Hold => {
-                out.flush().await?;
-                if changes.changed().await.is_err() {
-                    break;
-                }
+            Verdict::Hold => None,
+            Verdict::DelayUntil(at) => Some(at),
+        };
+        if out.flush().await.is_err() {
+            return Err(Written::Unsent(frame));
+        }
+        // A change of the faults (a partition healed, a delay cleared or changed)
+        // is looked at again at once.
+        let sleep = async {
+            match until {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
             }
-            Verdict::DelayUntil(at) => {
-                out.flush().await?;
-                // A change of the faults (a delay cleared or changed) is looked at
-                // again at once.
-                tokio::select! {
-                    () = tokio::time::sleep_until(at) => break,
-                    changed = changes.changed() => if changed.is_err() {
-                        break;
-                    },
-                }
-            }
+        };
+        tokio::select! {
+            () = session.wait_end() => return Err(Written::Unsent(frame)),
+            () = sleep => break,
+            changed = changes.changed() => if changed.is_err() {
+                break;
+            },
         }
     }
-    out.write_all(&frame.bytes).await
+    match out.write_all(&frame.bytes).await {
+        Ok(()) => Ok(()),
+        Err(_) => Err(Written::Unsent(frame)),
+    }
 }
 
 /// What was queued for a peer that cannot be reached, whose connection broke, or
@@ -707,14 +829,20 @@ async fn give_up(
 ) {
     frames.close();
     while let Some(frame) = frames.recv().await {
-        if !frame.message {
-            continue;
-        }
         if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
-            crate::wire::frame_lost(&system, peer, &frame.bytes, reason.clone());
-            fail_ask(&system, &frame);
+            lose(&system, peer, &frame, reason.clone());
         }
     }
+}
+
+/// `frame` never reached `peer`: a dead letter with `reason` if it carries a
+/// message (the link's own frames go without one), and its ask fails at once.
+fn lose(system: &Arc<SystemShared>, peer: &Address, frame: &Frame, reason: DeadLetterReason) {
+    if !frame.message {
+        return;
+    }
+    crate::wire::frame_lost(system, peer, &frame.bytes, reason);
+    fail_ask(system, frame);
 }
 
 /// The ask whose request `frame` carries, if it is one, fails at once with

@@ -452,6 +452,12 @@ impl ActorSystem {
     /// every other actor still sees its own, children before parents. Calling it
     /// again, or after an escalation terminated the system, waits for the same end.
     ///
+    /// A system with remoting then tells each linked peer that it stops, and reads
+    /// what the peers had already written until each closes its connection, so that
+    /// a message in flight is delivered or dead-lettered, never silently lost: this
+    /// adds a round trip to each peer, bounded by a second for the notices and a
+    /// second for the reading.
+    ///
     /// Termination begins when this is called, not when the future is first polled,
     /// so synchronous code (a `Drop`, a signal handler, a callback) can start it and
     /// never wait: `drop(system.terminate());` terminates the system (`let _ =`
