@@ -21,7 +21,10 @@
 //!   even when the reply ref lives on elsewhere (handed to another actor, or kept by
 //!   a dead-letter subscriber).
 //! - [`AskError::Unanswered`]: the request was dropped without an answer, for
-//!   example by a protocol that does not carry the reply ref.
+//!   example by a protocol that does not carry the reply ref. A request sent to
+//!   another system fails the same way, at once: when every ref to its promise
+//!   there is dropped unused (never answered through, never passed on in a
+//!   message), that system tells this one.
 //! - [`AskError::MailboxFull`]: the target's bounded mailbox was full and its
 //!   overflow strategy (drop-new, or fail) refused the request; the ask fails at
 //!   once, and the target runs on (S29). Under drop-oldest a request is taken, and
@@ -296,6 +299,7 @@ impl<R: Message> Ask<R> {
             },
             Refusal::Unreachable => AskError::Unreachable { target: target() },
             Refusal::TargetTerminated => AskError::TargetTerminated { target: target() },
+            Refusal::Unanswered => AskError::Unanswered { target: target() },
             Refusal::MailboxFull => AskError::MailboxFull { target: target() },
             Refusal::Adapter => AskError::Adapter { target: target() },
             Refusal::Undeliverable(problem) => AskError::Refused {

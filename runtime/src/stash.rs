@@ -144,6 +144,7 @@ use crate::actor::ActorRef;
 use crate::behavior::{Behavior, IntoBehavior, Kind};
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Batch, Envelope};
+use crate::mailbox::{UnusedPromise, dropping_promises};
 use crate::message::{Accepts, Message};
 
 /// A stash of no room, refused when the behavior is built.
@@ -316,15 +317,22 @@ impl<P: Message> Drop for Held<P> {
             return;
         }
         let core = self.owner.core();
-        let reason = if core.is_stopping() {
-            DeadLetterReason::RecipientStopped
+        let (reason, promises) = if core.is_stopping() {
+            (
+                DeadLetterReason::RecipientStopped,
+                UnusedPromise::Stopped(core.uid()),
+            )
         } else {
-            DeadLetterReason::StashDiscarded
+            (DeadLetterReason::StashDiscarded, UnusedPromise::Unanswered)
         };
-        for message in self.messages.drain(..) {
-            core.system()
-                .dead_letter(message, core.path(), reason.clone());
-        }
+        // A request from another system among them tells its asker as a local
+        // one's ask learns it.
+        dropping_promises(promises, || {
+            for message in self.messages.drain(..) {
+                core.system()
+                    .dead_letter(message, core.path(), reason.clone());
+            }
+        });
     }
 }
 

@@ -2212,3 +2212,179 @@ async fn s18_s41_unwatching_a_remote_actor_in_the_turn_that_stops_it_hears_nothi
     );
     nodes.terminate().await;
 }
+
+// ----------------------------------------------------------- requests dropped there
+
+/// Ask `target` for `Desk::Ask { n: 1 }`, wait until `held` says its actor has the
+/// request, do `then`, and give the ask's outcome. The deadline is far: an outcome
+/// other than `Timeout` came from the other side.
+async fn ask_desk(
+    target: &ActorRef<Desk>,
+    held: &mut mpsc::UnboundedReceiver<u64>,
+    then: impl FnOnce(),
+) -> Result<N, AskError> {
+    let ask = target
+        .ask_with(|reply_to| Desk::Ask { n: 1, reply_to })
+        .timeout(Duration::from_secs(30));
+    let waiting = tokio::spawn(async move { ask.await });
+    assert_eq!(next(held).await, 1);
+    then();
+    timeout(T, waiting)
+        .await
+        .expect("the ask ended before the test's bound")
+        .expect("the ask's task")
+}
+
+/// S14, S44: a request from another system held in a stash that a restart discards
+/// fails its ask at once with `Unanswered`, as a local one does, not at the deadline.
+#[tokio::test]
+async fn s14_s44_a_remote_request_discarded_from_a_stash_is_unanswered_at_once() {
+    let nodes = pair();
+    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
+    let desk = Behaviors::supervise(
+        Behaviors::with_stash(8, move |stash: StashBuffer<Desk>| {
+            let held_tx = held_tx.clone();
+            Behaviors::receive_message(move |d: Desk| -> Result<(), BoxError> {
+                match d {
+                    Desk::Ask { n, reply_to } => {
+                        stash.stash(Desk::Ask { n, reply_to })?;
+                        let _ = held_tx.send(n);
+                    }
+                    Desk::Open => {}
+                    Desk::Crash => return Err(Boom.into()),
+                }
+                Ok(())
+            })
+        })
+        .unwrap(),
+    )
+    .on_failure::<Boom>(SupervisorStrategy::restart());
+    nodes.b.spawn(desk, "desk").unwrap();
+    let remote = nodes
+        .a
+        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
+        .unwrap();
+    let outcome = ask_desk(&remote, &mut held, || remote.tell(Desk::Crash)).await;
+    assert!(
+        matches!(&outcome, Err(AskError::Unanswered { target }) if target.name() == "desk"),
+        "{outcome:?}"
+    );
+    nodes.terminate().await;
+}
+
+/// S21, S44: a handler on another system that drops the request's reply ref without
+/// answering fails the ask at once with `Unanswered`, as a local handler does.
+#[tokio::test]
+async fn s21_s44_a_remote_handler_that_drops_the_reply_ref_is_unanswered_at_once() {
+    let nodes = pair();
+    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
+    nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |d: Desk| {
+                if let Desk::Ask { n, reply_to } = d {
+                    drop(reply_to);
+                    let _ = held_tx.send(n);
+                }
+            }),
+            "desk",
+        )
+        .unwrap();
+    let remote = nodes
+        .a
+        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
+        .unwrap();
+    let outcome = ask_desk(&remote, &mut held, || ()).await;
+    assert!(
+        matches!(outcome, Err(AskError::Unanswered { .. })),
+        "{outcome:?}"
+    );
+    nodes.terminate().await;
+}
+
+/// S44, S36: a handler that passes the reply ref on, in a message to an actor of a
+/// third place (here back on the asking system), has not dropped the request: the
+/// answer that actor gives reaches the ask.
+#[tokio::test]
+async fn s44_s36_a_reply_ref_passed_on_across_the_link_is_not_unanswered() {
+    let nodes = pair();
+    let answerer = nodes
+        .a
+        .spawn(
+            Behaviors::receive_message(|d: Desk| {
+                if let Desk::Ask { n, reply_to } = d {
+                    reply_to.tell(N(n * 10));
+                }
+            }),
+            "answerer",
+        )
+        .unwrap();
+    let onward = nodes.b.resolve::<Desk>(&answerer.to_string()).unwrap();
+    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
+    nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |d: Desk| {
+                if let Desk::Ask { n, reply_to } = d {
+                    onward.tell(Desk::Ask { n, reply_to });
+                    let _ = held_tx.send(n);
+                }
+            }),
+            "desk",
+        )
+        .unwrap();
+    let remote = nodes
+        .a
+        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
+        .unwrap();
+    for _ in 0..20 {
+        let outcome = ask_desk(&remote, &mut held, || ()).await;
+        assert_eq!(outcome, Ok(N(10)));
+    }
+    nodes.terminate().await;
+}
+
+/// S23, S44: the target passes the request to a worker of its own, which stops
+/// holding it. The target did not stop, so the ask fails at once with `Unanswered`,
+/// as a local one does; `TargetTerminated` is for the target's own end.
+#[tokio::test]
+async fn s23_s44_a_request_passed_to_a_worker_that_stops_is_unanswered_not_terminated() {
+    let nodes = pair();
+    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
+    let worker = nodes
+        .b
+        .spawn(
+            Behaviors::setup(move |_| {
+                let held_tx = held_tx.clone();
+                let kept = std::sync::Mutex::new(Vec::new());
+                Behaviors::receive_message(move |d: Desk| match d {
+                    Desk::Ask { n, reply_to } => {
+                        kept.lock().unwrap().push(reply_to);
+                        let _ = held_tx.send(n);
+                        Behaviors::same()
+                    }
+                    Desk::Open | Desk::Crash => Behaviors::stopped(),
+                })
+            }),
+            "worker",
+        )
+        .unwrap();
+    let to_worker = worker.clone();
+    nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |d: Desk| to_worker.tell(d)),
+            "desk",
+        )
+        .unwrap();
+    let remote = nodes
+        .a
+        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
+        .unwrap();
+    let outcome = ask_desk(&remote, &mut held, || worker.tell(Desk::Crash)).await;
+    assert!(
+        matches!(outcome, Err(AskError::Unanswered { .. })),
+        "{outcome:?}"
+    );
+    nodes.terminate().await;
+}

@@ -35,6 +35,10 @@ pub(crate) enum Refusal {
     MailboxFull,
     /// The target, on another system, is a message adapter, which is never asked.
     Adapter,
+    /// The request reached its target on another system, and every ref to this
+    /// promise there was dropped without an answer, as a local request is that its
+    /// handler drops, or a restart discards from a stash.
+    Unanswered,
     /// The other system could not deliver the request at all: its key is not
     /// registered there, the recipient does not accept it, or it did not decode.
     /// Boxed: every promise's slot has room for a refusal, and most are never one.
@@ -141,6 +145,7 @@ impl Refusal {
             Self::MailboxFull => Some(vec![2]),
             Self::Adapter => Some(vec![3]),
             Self::TargetTerminated => Some(vec![4]),
+            Self::Unanswered => Some(vec![6]),
             Self::Undeliverable(problem) => {
                 postcard::to_extend(&Undeliverable::of(problem)?, vec![5]).ok()
             }
@@ -159,6 +164,7 @@ impl Refusal {
             (2, []) => Some(Self::MailboxFull),
             (3, []) => Some(Self::Adapter),
             (4, []) => Some(Self::TargetTerminated),
+            (6, []) => Some(Self::Unanswered),
             (5, rest) => postcard::from_bytes::<Undeliverable>(rest)
                 .ok()
                 .map(|problem| Self::Undeliverable(Box::new(problem.into_problem()))),
@@ -283,6 +289,7 @@ mod tests {
             Refusal::MailboxFull,
             Refusal::Adapter,
             Refusal::TargetTerminated,
+            Refusal::Unanswered,
             Refusal::Undeliverable(Box::new(WireProblem::NotAccepted("shop.order.v1".into()))),
             Refusal::Undeliverable(Box::new(WireProblem::Undecodable {
                 key: "shop.order.v1".into(),

@@ -1,8 +1,11 @@
 //! The lane of a ref to an actor of another system: its messages are encoded and
 //! queued on the association with that system.
 
+use std::cell::Cell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::actor::promise::Refusal;
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Envelope, Sent};
 use crate::message::Message;
@@ -24,6 +27,87 @@ pub(crate) struct RemoteSlot {
     /// The association (and so the session) the ref is bound to; `None` without a
     /// transport.
     pub(crate) association: Option<Arc<crate::remote::association::Association>>,
+    /// Whether a message went through the ref, a refusal went back, or the ref was
+    /// sent on: a ref to a peer's promise dropped with none of these tells the
+    /// asker that its request went unanswered (see `Drop`).
+    pub(crate) used: AtomicBool,
+    /// The uid of the actor of this system that the frame which carried the ref
+    /// was delivered to (0: none): if that actor stops holding it, the asker hears
+    /// that its target stopped.
+    pub(crate) delivered_to: u64,
+}
+
+/// What dropping an unused ref to a peer's promise says to the asker, on this
+/// thread now.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UnusedPromise {
+    /// The request went unanswered: its handler dropped it, or a restart discarded
+    /// it from a stash.
+    Unanswered,
+    /// The actor of this uid stops, and what it held goes with it: if the request
+    /// was delivered to it, its target stopped; if to another actor, that one
+    /// passed it on and it went unanswered.
+    Stopped(u64),
+    /// Nothing: a frame is being delivered (to the actor of this uid, once it is
+    /// found), and if it is refused, its refusal says why.
+    Quiet(u64),
+}
+
+std::thread_local! {
+    static UNUSED_PROMISE: Cell<UnusedPromise> = const { Cell::new(UnusedPromise::Unanswered) };
+}
+
+/// Run `f` with what an unused promise ref dropped on this thread says set to
+/// `said`; the setting before comes back after, even if `f` panics.
+pub(crate) fn dropping_promises<T>(said: UnusedPromise, f: impl FnOnce() -> T) -> T {
+    struct Restore(UnusedPromise);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            UNUSED_PROMISE.with(|now| now.set(self.0));
+        }
+    }
+    let _restore = Restore(UNUSED_PROMISE.with(|now| now.replace(said)));
+    f()
+}
+
+/// The frame being delivered on this thread goes to the actor of `uid`.
+pub(crate) fn delivering_to(uid: u64) {
+    UNUSED_PROMISE.with(|now| {
+        if let UnusedPromise::Quiet(_) = now.get() {
+            now.set(UnusedPromise::Quiet(uid));
+        }
+    });
+}
+
+/// The uid of the actor the frame being delivered on this thread goes to (0: none,
+/// or not known yet): a promise ref decoded from it was delivered there.
+pub(crate) fn delivered_to() -> u64 {
+    match UNUSED_PROMISE.with(Cell::get) {
+        UnusedPromise::Quiet(uid) => uid,
+        _ => 0,
+    }
+}
+
+/// The path under which a system exports its asks' promises.
+const PROMISES: &str = "/system/promises/";
+
+impl Drop for RemoteSlot {
+    /// A ref to a peer's promise that goes away unused was the request's only way
+    /// back: the asker hears at once that no answer will come, as a local asker
+    /// does, rather than at its deadline.
+    fn drop(&mut self) {
+        if *self.used.get_mut() || !self.path.starts_with(PROMISES) {
+            return;
+        }
+        let refusal = match UNUSED_PROMISE.with(Cell::get) {
+            UnusedPromise::Stopped(uid) if uid != 0 && uid == self.delivered_to => {
+                Refusal::TargetTerminated
+            }
+            UnusedPromise::Unanswered | UnusedPromise::Stopped(_) => Refusal::Unanswered,
+            UnusedPromise::Quiet(_) => return,
+        };
+        self.refuse(refusal);
+    }
 }
 
 /// The type a dead letter of `message` would name.
@@ -63,10 +147,16 @@ impl RemoteSlot {
     /// here: say so to the peer, whose ask then fails at once. Without a link, or
     /// for a refusal only the asking side makes, nothing is sent, and the ask ends
     /// as it would have.
-    pub(crate) fn refuse(&self, refusal: crate::actor::promise::Refusal) {
+    pub(crate) fn refuse(&self, refusal: Refusal) {
+        self.used.store(true, Ordering::Relaxed);
         if let (Some(association), Some(payload)) = (&self.association, refusal.to_wire()) {
             association.send_refusal(&self.path, self.uid, &payload);
         }
+    }
+
+    /// The ref was written into a message: whoever reads it there may answer.
+    pub(crate) fn sent_on(&self) {
+        self.used.store(true, Ordering::Relaxed);
     }
 
     /// Why a message to this peer goes nowhere.
@@ -81,6 +171,7 @@ impl RemoteSlot {
             Envelope::Message(message) => message,
             other => return Sent::Refused(other),
         };
+        self.used.store(true, Ordering::Relaxed);
         let sent = self.frame(&message).and_then(|(association, frame, ask)| {
             association
                 .send(frame, true, ask)

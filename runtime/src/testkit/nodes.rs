@@ -140,7 +140,8 @@ impl LinkDirection {
         self.with(LinkFaults::heal)
     }
 
-    /// Lose the next `n` messages sent this way.
+    /// Lose the next `n` messages sent this way: tells, offers, ask requests and
+    /// answers. The link's own frames (heartbeats, watches, refusals) still go.
     pub fn drop_next(&self, n: u64) -> &Self {
         self.with(|faults| faults.drop_next(n))
     }

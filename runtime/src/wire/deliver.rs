@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::actor::promise::Refusal;
 use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
+use crate::mailbox::{UnusedPromise, dropping_promises};
 use crate::system::SystemShared;
 use crate::wire::frame::peek_tell;
 use crate::wire::refs::decoding_into;
@@ -44,11 +45,25 @@ pub(crate) fn deliver_to_known(
     frame: &[u8],
     limits: &WireLimits,
 ) -> Option<Result<(), WireProblem>> {
+    // A promise ref decoded from a frame that is refused goes quietly: the
+    // refusal tells the asker why.
+    dropping_promises(UnusedPromise::Quiet(0), || {
+        deliver_known(system, peer, frame, limits)
+    })
+}
+
+fn deliver_known(
+    system: &Arc<SystemShared>,
+    peer: &Address,
+    frame: &[u8],
+    limits: &WireLimits,
+) -> Option<Result<(), WireProblem>> {
     let tell = peek_tell(frame, limits)?;
     let key = system.wire_registry().get_bytes(tell.key)?.key();
     let recipient = system
         .cached_route(tell.recipient)
         .filter(|found| tell.uid == 0 || found.uid() == tell.uid)?;
+    crate::mailbox::delivering_to(recipient.uid());
     let ctx = WireContext {
         limits,
         reply_to: None,
@@ -113,6 +128,18 @@ pub(crate) fn deliver_parts(
     header: &FrameHeader<'_>,
     payload: &[u8],
 ) -> Result<(), WireProblem> {
+    dropping_promises(UnusedPromise::Quiet(0), || {
+        deliver_read(system, peer, header, payload)
+    })
+}
+
+/// `deliver_parts`, with promise refs going quietly.
+fn deliver_read(
+    system: &Arc<SystemShared>,
+    peer: &Address,
+    header: &FrameHeader<'_>,
+    payload: &[u8],
+) -> Result<(), WireProblem> {
     let limits = system.wire_limits();
     let delivered = if system.wire_registry().get(header.key).is_none() {
         Err((WireProblem::UnknownKey(header.key.to_owned()).into(), None))
@@ -123,6 +150,7 @@ pub(crate) fn deliver_parts(
                 Err((WireProblem::AdapterAsked.into(), Some(recipient)))
             }
             Ok(recipient) => {
+                crate::mailbox::delivering_to(recipient.uid());
                 let ctx = WireContext {
                     limits: &limits,
                     reply_to: header.reply_to,

@@ -118,6 +118,10 @@ impl<P: Message> ActorRef<P> {
             if core.lane().is_promise() {
                 EXPORTED.with(|uid| uid.set(core.uid()));
             }
+        } else if core.lane().is_remote()
+            && let Some(slot) = self.local_cell().and_then(|cell| cell.user.remote_slot())
+        {
+            slot.sent_on();
         }
         self.to_string()
     }
@@ -265,6 +269,8 @@ impl SystemShared {
                 uid: parsed.uid,
                 system: Arc::downgrade(self),
                 association,
+                used: std::sync::atomic::AtomicBool::new(false),
+                delivered_to: crate::mailbox::delivered_to(),
             }),
         });
         Ok(ActorRef::local(cell))

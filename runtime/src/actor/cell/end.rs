@@ -30,7 +30,10 @@ impl<P: Message> CellState<P> {
         if let Some(Err(failure)) = post_stop {
             tracing::warn!(error = %failure, "PostStop handler failed");
         }
-        self.running = Running::Idle;
+        // What the actor held goes with it: a request from another system among it
+        // tells its asker that the target stopped, as a local asker learns.
+        let me = crate::mailbox::UnusedPromise::Stopped(self.cell.core.uid());
+        crate::mailbox::dropping_promises(me, || self.running = Running::Idle);
         self.tell_the_end();
     }
 

@@ -10,7 +10,7 @@ use crate::actor::LocalCell;
 use crate::actor::incarnation::Guarded;
 use crate::behavior::Behavior;
 use crate::failure::Failure;
-use crate::mailbox::SystemMessage;
+use crate::mailbox::{SystemMessage, UnusedPromise, dropping_promises};
 use crate::message::Message;
 
 /// A handler's answer: there already, or the future of an `async` handler.
@@ -24,20 +24,31 @@ impl<P: Message> Future for Answer<'_, P> {
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Awaited<P>> {
-        match self.get_mut() {
-            Answer::Ready(outcome) => match outcome.take() {
-                Some(outcome) => Poll::Ready(Awaited::Done(outcome)),
-                // Polled again after it answered: an answer is given once.
-                None => Poll::Pending,
-            },
+        let this = self.get_mut();
+        let awaited = match this {
+            Answer::Ready(outcome) => {
+                return match outcome.take() {
+                    Some(outcome) => Poll::Ready(Awaited::Done(outcome)),
+                    // Polled again after it answered: an answer is given once.
+                    None => Poll::Pending,
+                };
+            }
             Answer::Pending(interruptible) => {
                 let awaited = Pin::new(&mut *interruptible).poll(cx);
                 if awaited.is_ready() {
                     interruptible.cell.core.set_in_handler(false);
                 }
-                awaited
+                (awaited, interruptible.cell.core.uid())
             }
+        };
+        let (awaited, me) = awaited;
+        if let Poll::Ready(Awaited::Interrupted(SystemMessage::Stop)) = &awaited {
+            // The handler's future goes here, as its actor stops: a request from
+            // another system that it held tells its asker the target stopped, as a
+            // local asker learns.
+            dropping_promises(UnusedPromise::Stopped(me), || *this = Answer::Ready(None));
         }
+        awaited
     }
 }
 

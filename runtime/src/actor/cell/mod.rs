@@ -708,6 +708,13 @@ impl<P: Message> CellState<P> {
 
     /// Close the user lane and turn what it still holds into dead letters.
     fn close_user_lane(&mut self) {
+        // A request from another system that goes with the actor tells its asker
+        // that the target stopped.
+        let me = crate::mailbox::UnusedPromise::Stopped(self.cell.core.uid());
+        crate::mailbox::dropping_promises(me, || self.letter_what_is_queued());
+    }
+
+    fn letter_what_is_queued(&mut self) {
         let batch = self.batch.take().map(|batch| *batch).unwrap_or_default();
         for envelope in batch.into_iter().chain(self.cell.user.close()) {
             match envelope {
