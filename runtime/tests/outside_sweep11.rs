@@ -49,13 +49,13 @@ use tapio::remote::{PeerUnreachable, RemoteSettings};
 use tapio::router::RouterError;
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::{
-    ActorPath, AskError, BoxError, DeadLetter, DeadLetterReason, MailboxConfig, OverflowStrategy,
-    StashBuffer, StashOverflow, Subscription,
+    AskError, BoxError, DeadLetter, DeadLetterReason, MailboxConfig, OverflowStrategy, StashBuffer,
+    StashOverflow, Subscription,
 };
 use tokio::sync::{Notify, mpsc};
 use tokio::time::{Instant, timeout};
 
-use outside::{Boom, T, ms};
+use outside::{Boom, T, describe, letters_for, ms, no_letter_for};
 
 // =================================================================================
 // helpers
@@ -66,57 +66,6 @@ fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
         .events()
         .subscribe_with_capacity::<DeadLetter>(65_536)
         .expect("a subscription")
-}
-
-fn describe(letter: &DeadLetter) -> String {
-    format!(
-        "{} to {} ({:?})",
-        letter.short_message_type(),
-        letter.recipient(),
-        letter.reason()
-    )
-}
-
-/// The next `n` dead letters addressed to `path` (others are skipped), all within `T`.
-async fn letters_for(
-    sub: &mut Subscription<DeadLetter>,
-    path: &ActorPath,
-    n: usize,
-) -> Vec<DeadLetter> {
-    let path = path.to_string();
-    let deadline = Instant::now() + T;
-    let mut got = Vec::new();
-    while got.len() < n {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(letter)) if letter.recipient().to_string() == path => got.push(letter),
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("the event stream ended after {} of {n} letters", got.len()),
-            Err(_) => panic!(
-                "only {} of {n} dead letters for {path} came within {T:?}: {:?}",
-                got.len(),
-                got.iter().map(describe).collect::<Vec<_>>()
-            ),
-        }
-    }
-    got
-}
-
-/// Panics if a dead letter for `path` arrives within `quiet`.
-async fn no_letter_for(sub: &mut Subscription<DeadLetter>, path: &ActorPath, quiet: Duration) {
-    let path = path.to_string();
-    let deadline = Instant::now() + quiet;
-    loop {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(letter)) if letter.recipient().to_string() == path => {
-                panic!(
-                    "an unexpected dead letter for {path}: {}",
-                    describe(&letter)
-                )
-            }
-            Ok(Some(_)) => {}
-            Ok(None) | Err(_) => return,
-        }
-    }
 }
 
 /// The first dead letter for which `want` holds, within `T`.

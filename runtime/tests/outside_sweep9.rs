@@ -58,64 +58,15 @@ use tapio::events::Received;
 use tapio::prelude::*;
 use tapio::testkit::{BehaviorTestKit, Effect, LeakReport, TestConfig, TestProbe};
 use tapio::{
-    ActorPath, AskError, Backoff, BlockingError, BoxError, DeadLetter, DeadLetterReason, DeathPact,
-    ReplyThen, SpawnError, StashBuffer, StashOverflow, Subscription, TimerMode,
+    AskError, Backoff, BlockingError, BoxError, DeadLetter, DeadLetterReason, DeathPact, ReplyThen,
+    SpawnError, StashBuffer, StashOverflow, TimerMode,
 };
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
-use outside::{Boom, Log, Other, T, entries, ms, new_log, push};
-
-/// The next `n` dead letters addressed to `path` (others are skipped), all within `T`.
-async fn letters_for(
-    letters: &mut Subscription<DeadLetter>,
-    path: &ActorPath,
-    n: usize,
-) -> Vec<DeadLetter> {
-    let path = path.to_string();
-    let deadline = Instant::now() + T;
-    let mut got = Vec::new();
-    while got.len() < n {
-        match tokio::time::timeout_at(deadline, letters.recv()).await {
-            Ok(Some(letter)) if letter.recipient().to_string() == path => got.push(letter),
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("the event stream ended after {} of {n} letters", got.len()),
-            Err(_) => panic!(
-                "only {} of {n} dead letters for {path} came within {T:?}: {:?}",
-                got.len(),
-                got.iter().map(describe).collect::<Vec<_>>()
-            ),
-        }
-    }
-    got
-}
-
-/// Panics if a dead letter for `path` arrives within `quiet`.
-async fn no_letter_for(letters: &mut Subscription<DeadLetter>, path: &ActorPath, quiet: Duration) {
-    let path = path.to_string();
-    let deadline = Instant::now() + quiet;
-    loop {
-        match tokio::time::timeout_at(deadline, letters.recv()).await {
-            Ok(Some(letter)) if letter.recipient().to_string() == path => {
-                panic!(
-                    "an unexpected dead letter for {path}: {}",
-                    describe(&letter)
-                )
-            }
-            Ok(Some(_)) => {}
-            Ok(None) | Err(_) => return,
-        }
-    }
-}
-
-fn describe(letter: &DeadLetter) -> String {
-    format!(
-        "{} to {} ({:?})",
-        letter.short_message_type(),
-        letter.recipient(),
-        letter.reason()
-    )
-}
+use outside::{
+    Boom, Log, Other, T, describe, entries, letters_for, ms, new_log, no_letter_for, push,
+};
 
 /// Receive exactly the strings `expected`, in order, on `probe`.
 async fn expect_lines(probe: &mut TestProbe<String>, expected: &[&str]) {

@@ -1,10 +1,14 @@
 //! What the outside-in sweeps share: the bound on every wait, two failures a handler
-//! can return, and a log that actors write to and a test reads. Each sweep uses some
+//! can return, a log that actors write to and a test reads, and waits for the dead
+//! letters of one actor. Each sweep uses some
 //! of it, so what one leaves unused is not a warning.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tapio::{ActorPath, DeadLetter, Subscription};
+use tokio::time::Instant;
 
 /// The bound on every wait.
 pub const T: Duration = Duration::from_secs(5);
@@ -40,4 +44,60 @@ pub fn push(log: &Log, entry: impl Into<String>) {
 /// What `log` holds now.
 pub fn entries(log: &Log) -> Vec<String> {
     log.lock().unwrap().clone()
+}
+
+/// A dead letter in a line: its message's type, its recipient and its reason.
+pub fn describe(letter: &DeadLetter) -> String {
+    format!(
+        "{} to {} ({:?})",
+        letter.short_message_type(),
+        letter.recipient(),
+        letter.reason()
+    )
+}
+
+/// The next `n` dead letters addressed to `path` (others are skipped), all within `T`.
+pub async fn letters_for(
+    letters: &mut Subscription<DeadLetter>,
+    path: &ActorPath,
+    n: usize,
+) -> Vec<DeadLetter> {
+    let path = path.to_string();
+    let deadline = Instant::now() + T;
+    let mut got = Vec::new();
+    while got.len() < n {
+        match tokio::time::timeout_at(deadline, letters.recv()).await {
+            Ok(Some(letter)) if letter.recipient().to_string() == path => got.push(letter),
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("the event stream ended after {} of {n} letters", got.len()),
+            Err(_) => panic!(
+                "only {} of {n} dead letters for {path} came within {T:?}: {:?}",
+                got.len(),
+                got.iter().map(describe).collect::<Vec<_>>()
+            ),
+        }
+    }
+    got
+}
+
+/// Panics if a dead letter for `path` arrives within `quiet`.
+pub async fn no_letter_for(
+    letters: &mut Subscription<DeadLetter>,
+    path: &ActorPath,
+    quiet: Duration,
+) {
+    let path = path.to_string();
+    let deadline = Instant::now() + quiet;
+    loop {
+        match tokio::time::timeout_at(deadline, letters.recv()).await {
+            Ok(Some(letter)) if letter.recipient().to_string() == path => {
+                panic!(
+                    "an unexpected dead letter for {path}: {}",
+                    describe(&letter)
+                )
+            }
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => return,
+        }
+    }
 }
