@@ -2337,3 +2337,38 @@ async fn s23_s44_a_request_passed_to_a_worker_that_stops_is_unanswered_not_termi
     );
     nodes.terminate().await;
 }
+
+/// S37, S44: a peer's message carrying a ref to a promise at some third address,
+/// which the actor drops unused, does not make this system dial that address: only
+/// a system it is linked with hears that a request went unanswered.
+#[tokio::test]
+async fn s37_s44_an_unused_promise_ref_naming_a_third_address_dials_nobody() {
+    let nodes = pair();
+    let elsewhere = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = elsewhere.local_addr().unwrap().port();
+    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
+    nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |d: Desk| {
+                if let Desk::Ask { n, reply_to } = d {
+                    drop(reply_to);
+                    let _ = held_tx.send(n);
+                }
+            }),
+            "desk",
+        )
+        .unwrap();
+    let remote = nodes
+        .a
+        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
+        .unwrap();
+    let third = format!("tapio://third@127.0.0.1:{port}/system/promises/7");
+    let reply_to = nodes.a.resolve::<N>(&third).unwrap();
+    remote.tell(Desk::Ask { n: 5, reply_to });
+    assert_eq!(next(&mut held).await, 5);
+    // The drop happened before `held` heard; a dial would follow at once.
+    let dialled = timeout(ms(500), elsewhere.accept()).await;
+    assert!(dialled.is_err(), "b dialled the address a peer's ref named");
+    nodes.terminate().await;
+}

@@ -99,6 +99,15 @@ impl Drop for RemoteSlot {
         if *self.used.get_mut() || !self.path.starts_with(PROMISES) {
             return;
         }
+        // Only to a system this one is linked with: a ref a peer wrote, naming some
+        // other address, must not make this system dial there.
+        if !self
+            .association
+            .as_ref()
+            .is_some_and(|association| association.has_been_used())
+        {
+            return;
+        }
         let refusal = match UNUSED_PROMISE.with(Cell::get) {
             UnusedPromise::Stopped(uid) if uid != 0 && uid == self.delivered_to => {
                 Refusal::TargetTerminated
