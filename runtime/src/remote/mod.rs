@@ -38,6 +38,7 @@ pub(crate) mod detector;
 mod frames_in;
 mod handshake;
 pub(crate) mod link;
+mod outbound;
 pub mod spawn;
 pub(crate) mod tls;
 pub(crate) mod transport;

@@ -1,6 +1,7 @@
 //! Links between systems over TCP: the accept loop, one association per peer (see
-//! `association`), the connection each system dials to a peer for what it sends,
-//! the handshake on both, and frames in both directions.
+//! `association`), the handshake of a connection a peer dials, the frames read
+//! from it, and leaving. The connection this system dials to a peer, for what it
+//! sends, is `outbound`.
 //!
 //! Each system sends over the connection it dialled, and reads what the peer sends
 //! on the connection the peer dialled: two systems that dial each other at once
@@ -14,30 +15,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
-use crate::actor::{ActorPath, Address};
-use crate::events::DeadLetterReason;
+use crate::actor::Address;
 use crate::remote::association::{
-    Association, Frame, LinkStatus, Outbound, Session, SessionEnd, control, control_frame,
+    Association, LinkStatus, Outbound, SessionEnd, control, control_frame,
 };
 use crate::remote::detector::Timing;
 use crate::remote::frames_in::{read_body, skip_body};
 use crate::remote::handshake;
-use crate::remote::link::{LinkFaults, Verdict};
+use crate::remote::link::LinkFaults;
 use crate::remote::tls::{self, LinkStream, TlsSettings};
 use crate::remote::{LinkError, PeerUnreachable};
 use crate::system::SystemShared;
 use crate::wire::{WireLimits, WireProblem};
 
 /// How long a terminating system waits for its notices to peers to be written.
-const LEAVE_TIMEOUT: Duration = Duration::from_secs(1);
+pub(super) const LEAVE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The size of a connection's read and write buffers.
-const BUFFER: usize = 64 * 1024;
+pub(super) const BUFFER: usize = 64 * 1024;
 
 /// Past this many associations, making another first lets go of the ones nothing
 /// refers to that never carried a frame.
@@ -48,12 +48,12 @@ pub(crate) const OUTBOUND_CAPACITY: usize = 1024;
 
 /// The links of one system.
 pub(crate) struct Transport {
-    me: Address,
-    secret: Vec<u8>,
+    pub(super) me: Address,
+    pub(super) secret: Vec<u8>,
     /// The TLS every link runs over, if any.
-    tls: Option<TlsSettings>,
+    pub(super) tls: Option<TlsSettings>,
     timing: Timing,
-    system: Weak<SystemShared>,
+    pub(super) system: Weak<SystemShared>,
     associations: Mutex<HashMap<Address, Arc<Association>>>,
     /// The faults injected toward each peer; kept across its associations.
     faults: Mutex<HashMap<Address, Arc<LinkFaults>>>,
@@ -172,7 +172,7 @@ impl Transport {
     pub(crate) fn open(self: &Arc<Self>, association: &Arc<Association>, id: u64) -> Outbound {
         let (queue, frames) = mpsc::channel(OUTBOUND_CAPACITY);
         let (status, watching) = watch::channel(LinkStatus::Dialling);
-        let writer = tokio::spawn(link_out(
+        let writer = tokio::spawn(crate::remote::outbound::link_out(
             association.clone(),
             id,
             frames,
@@ -540,320 +540,6 @@ fn refused_here(
         && promise.is_promise()
     {
         promise.request_refused(refusal);
-    }
-}
-
-/// Dial the peer of `association`, handshake, and wait for its verdict.
-async fn connect(
-    association: &Association,
-    transport: &Weak<Transport>,
-) -> Result<LinkStream, String> {
-    let peer = association.peer();
-    let (host, port) = peer
-        .host_port()
-        .ok_or_else(|| "it has no host and port".to_owned())?;
-    let stream = TcpStream::connect((host, port))
-        .await
-        .map_err(|error| error.to_string())?;
-    let _ = stream.set_nodelay(true);
-    let (secret, me, settings) = {
-        let links = transport
-            .upgrade()
-            .ok_or_else(|| "the system has terminated".to_owned())?;
-        (links.secret.clone(), links.me.clone(), links.tls.clone())
-    };
-    let (mut stream, binding) = tls::dialled(settings.as_ref(), stream, host)
-        .await
-        .map_err(|error| format!("TLS: {error}"))?;
-    handshake::dial(&mut stream, &secret, &binding, &me)
-        .await
-        .map_err(|error| error.to_string())?;
-    match read_verdict(&mut stream).await?.as_str() {
-        control::WELCOME => Ok(stream),
-        control::QUARANTINED => Err(format!(
-            "{peer} has quarantined this system: it must clear the quarantine first"
-        )),
-        other => Err(format!("{peer} answered the handshake with {other:?}")),
-    }
-}
-
-/// The listener's verdict after the handshake: the key of its one control frame.
-async fn read_verdict<S: AsyncRead + Unpin>(stream: &mut S) -> Result<String, String> {
-    let mut prefix = [0; 4];
-    stream
-        .read_exact(&mut prefix)
-        .await
-        .map_err(|_| "the peer closed the link after the handshake".to_owned())?;
-    let length = u32::from_be_bytes(prefix) as usize;
-    if length > handshake::HANDSHAKE_LIMIT {
-        return Err("the peer's verdict is too long".into());
-    }
-    let mut frame = vec![0; 4 + length];
-    frame[..4].copy_from_slice(&prefix);
-    stream
-        .read_exact(&mut frame[4..])
-        .await
-        .map_err(|_| "the peer closed the link after the handshake".to_owned())?;
-    let (header, _) = crate::wire::decode_frame(&frame, &WireLimits::DEFAULT)
-        .map_err(|problem| problem.to_string())?;
-    Ok(header.key.to_owned())
-}
-
-/// The connection this system dials to the peer of `association`: dial, handshake,
-/// then write what is queued, in order, through the faults injected into it. When
-/// the peer cannot be reached, or the connection breaks, what is queued becomes
-/// dead letters naming the peer, and the next frame dials again; when the session
-/// ends, they name why.
-async fn link_out(
-    association: Arc<Association>,
-    id: u64,
-    mut frames: mpsc::Receiver<Frame>,
-    status: watch::Sender<LinkStatus>,
-    transport: Weak<Transport>,
-) {
-    let peer = association.peer().clone();
-    let patience = transport
-        .upgrade()
-        .map_or(Duration::ZERO, |transport| transport.timing.handshake);
-    let dialled = tokio::select! {
-        () = association.session().wait_end() => Err("the session ended".to_owned()),
-        connected = tokio::time::timeout(patience, connect(&association, &transport)) => {
-            connected.unwrap_or_else(|_| Err("the handshake timed out".into()))
-        }
-    };
-    let stream = match dialled {
-        Ok(stream) => stream,
-        Err(error) => {
-            tracing::debug!(%peer, %error, "cannot link");
-            // Forgotten first: whoever hears `Down` and sends again dials anew.
-            association.forget_outbound(id);
-            status.send_replace(LinkStatus::Down(error));
-            let reason = ended_reason(&association)
-                .unwrap_or(DeadLetterReason::Unreachable { peer: peer.clone() });
-            give_up(frames, &transport, &peer, reason).await;
-            return;
-        }
-    };
-    status.send_replace(LinkStatus::Linked);
-    let (mut from_peer, to_peer) = tokio::io::split(stream);
-    // The peer writes nothing on this connection after its verdict: a read that
-    // returns is its end.
-    let peer_closed = async {
-        let mut byte = [0; 1];
-        let _ = from_peer.read(&mut byte).await;
-    };
-    let mut out = BufWriter::with_capacity(BUFFER, to_peer);
-    let session = association.session();
-    // A peer that leaves reads on until this connection closes: the frame in hand
-    // is written, the buffer flushed and the connection closed, within a bound. A
-    // quarantined peer is cut off at once.
-    let cut = async {
-        session.wait_end().await;
-        if session.ended() == Some(SessionEnd::Left) {
-            tokio::time::sleep(LEAVE_TIMEOUT).await;
-        }
-    };
-    let written = tokio::select! {
-        () = cut => Written::Cut,
-        () = peer_closed => Written::Broken,
-        written = write_frames(&mut out, &mut frames, association.faults(), session) => written,
-    };
-    let system = transport.upgrade().and_then(|t| t.system.upgrade());
-    if let Some(reason) = ended_reason(&association) {
-        if let Some(system) = &system {
-            match written {
-                Written::Unsent(frame) => lose(system, &peer, &frame, reason.clone()),
-                // The peer left and did not read what was written in time.
-                Written::Broken if session.ended() == Some(SessionEnd::Left) => {
-                    buffer_lost(system, &peer, reason.clone());
-                }
-                Written::Cut if session.ended() == Some(SessionEnd::Left) => {
-                    buffer_lost(system, &peer, reason.clone());
-                }
-                _ => {}
-            }
-        }
-        give_up(frames, &transport, &peer, reason).await;
-        return;
-    }
-    // The next frame dials again.
-    association.forget_outbound(id);
-    let reason = DeadLetterReason::ConnectionLost { peer: peer.clone() };
-    if !matches!(written, Written::All) {
-        status.send_replace(LinkStatus::Down("the connection broke".into()));
-        if let Some(system) = &system {
-            if let Written::Unsent(frame) = written {
-                lose(system, &peer, &frame, reason.clone());
-            }
-            buffer_lost(system, &peer, reason.clone());
-        }
-    }
-    give_up(frames, &transport, &peer, reason).await;
-}
-
-/// How a connection's writing ended.
-enum Written {
-    /// The queue closed, or the session ended, and what was taken from the queue
-    /// was written and the connection closed.
-    All,
-    /// A write failed, or the peer closed the connection.
-    Broken,
-    /// The session ended and the writer was stopped where it was.
-    Cut,
-    /// The session ended (or the connection broke) before this frame, taken from
-    /// the queue, was written.
-    Unsent(Frame),
-}
-
-/// Whatever was in a connection's write buffer or on its way when it broke: which
-/// frames they were is not known any more, so one letter says so.
-fn buffer_lost(system: &SystemShared, peer: &Address, reason: DeadLetterReason) {
-    system.dead_letter_of_type("frame", &ActorPath::root(peer.clone()), reason);
-}
-
-/// The reason for dead letters of a session that has ended.
-fn ended_reason(association: &Association) -> Option<DeadLetterReason> {
-    let peer = association.peer().clone();
-    association.session().ended().map(|end| match end {
-        SessionEnd::Quarantined => DeadLetterReason::Quarantined { peer },
-        SessionEnd::Left => DeadLetterReason::SessionEnded { peer },
-    })
-}
-
-/// Write what is queued until the queue closes or the session ends, then close the
-/// connection. Frames queued together go out in one write: a burst costs a few
-/// syscalls, not one per message.
-async fn write_frames<W: AsyncWrite + Unpin>(
-    out: &mut BufWriter<W>,
-    frames: &mut mpsc::Receiver<Frame>,
-    faults: &LinkFaults,
-    session: &Session,
-) -> Written {
-    let mut changes = faults.subscribe();
-    loop {
-        let frame = tokio::select! {
-            biased;
-            () = session.wait_end() => break,
-            frame = frames.recv() => match frame {
-                Some(frame) => frame,
-                None => break,
-            },
-        };
-        if let Some(unsent) = write_burst(out, frame, frames, faults, &mut changes, session).await {
-            return unsent;
-        }
-    }
-    let closed = async {
-        out.flush().await?;
-        out.shutdown().await
-    };
-    match closed.await {
-        Ok(()) => Written::All,
-        Err(_) => Written::Broken,
-    }
-}
-
-/// Write `frame` and whatever else is queued behind it, then flush. Returns how
-/// the writing ended if it cannot go on.
-async fn write_burst<W: AsyncWrite + Unpin>(
-    out: &mut BufWriter<W>,
-    frame: Frame,
-    frames: &mut mpsc::Receiver<Frame>,
-    faults: &LinkFaults,
-    changes: &mut watch::Receiver<u64>,
-    session: &Session,
-) -> Option<Written> {
-    let mut next = Some(frame);
-    while let Some(frame) = next {
-        if let Err(written) = write_frame(out, frame, faults, changes, session).await {
-            return Some(written);
-        }
-        next = if session.ended().is_none() {
-            frames.try_recv().ok()
-        } else {
-            None
-        };
-    }
-    out.flush().await.err().map(|_| Written::Broken)
-}
-
-/// Write one frame, once a partition holding it heals and a delay has passed. A
-/// session that ends while the frame is held leaves it unsent.
-async fn write_frame<W: AsyncWrite + Unpin>(
-    out: &mut BufWriter<W>,
-    frame: Frame,
-    faults: &LinkFaults,
-    changes: &mut watch::Receiver<u64>,
-    session: &Session,
-) -> Result<(), Written> {
-    while faults.active() {
-        changes.borrow_and_update();
-        let until = match faults.verdict(frame.queued) {
-            Verdict::Pass => break,
-            Verdict::Hold => None,
-            Verdict::DelayUntil(at) => Some(at),
-        };
-        if out.flush().await.is_err() {
-            return Err(Written::Unsent(frame));
-        }
-        // A change of the faults (a partition healed, a delay cleared or changed)
-        // is looked at again at once.
-        let sleep = async {
-            match until {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            () = session.wait_end() => return Err(Written::Unsent(frame)),
-            () = sleep => break,
-            changed = changes.changed() => if changed.is_err() {
-                break;
-            },
-        }
-    }
-    match out.write_all(&frame.bytes).await {
-        Ok(()) => Ok(()),
-        Err(_) => Err(Written::Unsent(frame)),
-    }
-}
-
-/// What was queued for a peer that cannot be reached, whose connection broke, or
-/// whose session ended: dead letters with `reason` (which names the peer). The
-/// link's own frames go without a letter.
-async fn give_up(
-    mut frames: mpsc::Receiver<Frame>,
-    transport: &Weak<Transport>,
-    peer: &Address,
-    reason: DeadLetterReason,
-) {
-    frames.close();
-    while let Some(frame) = frames.recv().await {
-        if let Some(system) = transport.upgrade().and_then(|t| t.system.upgrade()) {
-            lose(&system, peer, &frame, reason.clone());
-        }
-    }
-}
-
-/// `frame` never reached `peer`: a dead letter with `reason` if it carries a
-/// message (the link's own frames go without one), and its ask fails at once.
-fn lose(system: &Arc<SystemShared>, peer: &Address, frame: &Frame, reason: DeadLetterReason) {
-    if !frame.message {
-        return;
-    }
-    crate::wire::frame_lost(system, peer, &frame.bytes, reason);
-    fail_ask(system, frame);
-}
-
-/// The ask whose request `frame` carries, if it is one, fails at once with
-/// `Unreachable`: the request went nowhere, and waiting for its deadline would
-/// tell the asker nothing more.
-fn fail_ask(system: &SystemShared, frame: &Frame) {
-    if frame.ask == 0 {
-        return;
-    }
-    if let Some(promise) = system.exported_ref(frame.ask) {
-        promise.request_lost();
     }
 }
 
