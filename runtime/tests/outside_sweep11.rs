@@ -1635,10 +1635,7 @@ async fn s14_s44_a_remote_ask_held_in_a_stash_discarded_by_a_restart_ends() {
             "desk",
         )
         .unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let remote = desk_on_b(&nodes);
     let ask = remote
         .ask_with(|reply_to| Desk::Ask { n: 1, reply_to })
         .timeout(ms(2_500));
@@ -1897,10 +1894,7 @@ async fn s23_s44_a_remote_ask_held_in_a_stash_fails_fast_when_its_holder_stops()
     })
     .unwrap();
     nodes.b.spawn(desk, "desk").unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let remote = desk_on_b(&nodes);
     let ask = remote
         .ask_with(|reply_to| Desk::Ask { n: 1, reply_to })
         .timeout(Duration::from_secs(20));
@@ -2184,6 +2178,33 @@ async fn ask_desk(
         .expect("the ask's task")
 }
 
+/// The ref, resolved on a, to the actor named "desk" on b.
+fn desk_on_b(nodes: &TwoNodes) -> ActorRef<Desk> {
+    nodes
+        .a
+        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
+        .unwrap()
+}
+
+/// A desk on b that drops each request's reply ref unanswered and then says which
+/// request it had; the ref to it from a, and what it says.
+fn dropping_desk_on_b(nodes: &TwoNodes) -> (ActorRef<Desk>, mpsc::UnboundedReceiver<u64>) {
+    let (held_tx, held) = mpsc::unbounded_channel::<u64>();
+    nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |d: Desk| {
+                if let Desk::Ask { n, reply_to } = d {
+                    drop(reply_to);
+                    let _ = held_tx.send(n);
+                }
+            }),
+            "desk",
+        )
+        .unwrap();
+    (desk_on_b(nodes), held)
+}
+
 /// S14, S44: a request from another system held in a stash that a restart discards
 /// fails its ask at once with `Unanswered`, as a local one does, not at the deadline.
 #[tokio::test]
@@ -2209,10 +2230,7 @@ async fn s14_s44_a_remote_request_discarded_from_a_stash_is_unanswered_at_once()
     )
     .on_failure::<Boom>(SupervisorStrategy::restart());
     nodes.b.spawn(desk, "desk").unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let remote = desk_on_b(&nodes);
     let outcome = ask_desk(&remote, &mut held, || remote.tell(Desk::Crash)).await;
     assert!(
         matches!(&outcome, Err(AskError::Unanswered { target }) if target.name() == "desk"),
@@ -2226,23 +2244,7 @@ async fn s14_s44_a_remote_request_discarded_from_a_stash_is_unanswered_at_once()
 #[tokio::test]
 async fn s21_s44_a_remote_handler_that_drops_the_reply_ref_is_unanswered_at_once() {
     let nodes = pair();
-    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
-    nodes
-        .b
-        .spawn(
-            Behaviors::receive_message(move |d: Desk| {
-                if let Desk::Ask { n, reply_to } = d {
-                    drop(reply_to);
-                    let _ = held_tx.send(n);
-                }
-            }),
-            "desk",
-        )
-        .unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let (remote, mut held) = dropping_desk_on_b(&nodes);
     let outcome = ask_desk(&remote, &mut held, || ()).await;
     assert!(
         matches!(outcome, Err(AskError::Unanswered { .. })),
@@ -2282,10 +2284,7 @@ async fn s44_s36_a_reply_ref_passed_on_across_the_link_is_not_unanswered() {
             "desk",
         )
         .unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let remote = desk_on_b(&nodes);
     for _ in 0..20 {
         let outcome = ask_desk(&remote, &mut held, || ()).await;
         assert_eq!(outcome, Ok(N(10)));
@@ -2326,10 +2325,7 @@ async fn s23_s44_a_request_passed_to_a_worker_that_stops_is_unanswered_not_termi
             "desk",
         )
         .unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let remote = desk_on_b(&nodes);
     let outcome = ask_desk(&remote, &mut held, || worker.tell(Desk::Crash)).await;
     assert!(
         matches!(outcome, Err(AskError::Unanswered { .. })),
@@ -2346,23 +2342,7 @@ async fn s37_s44_an_unused_promise_ref_naming_a_third_address_dials_nobody() {
     let nodes = pair();
     let elsewhere = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = elsewhere.local_addr().unwrap().port();
-    let (held_tx, mut held) = mpsc::unbounded_channel::<u64>();
-    nodes
-        .b
-        .spawn(
-            Behaviors::receive_message(move |d: Desk| {
-                if let Desk::Ask { n, reply_to } = d {
-                    drop(reply_to);
-                    let _ = held_tx.send(n);
-                }
-            }),
-            "desk",
-        )
-        .unwrap();
-    let remote = nodes
-        .a
-        .resolve::<Desk>(&uri(&nodes.b, "/user/desk"))
-        .unwrap();
+    let (remote, mut held) = dropping_desk_on_b(&nodes);
     let third = format!("tapio://third@127.0.0.1:{port}/system/promises/7");
     let reply_to = nodes.a.resolve::<N>(&third).unwrap();
     remote.tell(Desk::Ask { n: 5, reply_to });
