@@ -116,7 +116,8 @@ impl Failure {
         self.inner.type_name
     }
 
-    /// Where the failure happened first, then each supervisor it was escalated to.
+    /// Where the failure happened first, then each supervisor it was escalated to;
+    /// a failure that reached a guardian ends with it (`/user`).
     pub fn climbed(&self) -> &[ActorPath] {
         &self.inner.climbed
     }

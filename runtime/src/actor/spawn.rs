@@ -130,15 +130,23 @@ fn prepare_cell<Q: Message>(
         core,
         user: UserLane::actor(mailbox),
     });
-    // The span's target is `tapio::actor`: a subscriber that filters by target must
-    // let it through for handler records to carry the actor's path.
-    let span = tracing::error_span!(target: "tapio::actor", "actor", path = %cell.core.path());
+    let mut span = actor_span(&cell.core);
+    if span.is_disabled() && cell.core.system().refresh_tracing() {
+        span = actor_span(&cell.core);
+    }
     let launch = Launch {
         cell: cell.clone(),
         behavior,
         span,
     };
     (cell, launch)
+}
+
+/// The span an actor's records carry. Its target is `tapio::actor`: a subscriber
+/// that filters by target must let it through for handler records to carry the
+/// actor's path.
+fn actor_span(core: &CellCore) -> tracing::Span {
+    tracing::error_span!(target: "tapio::actor", "actor", path = %core.path())
 }
 
 /// A cell whose task is about to be spawned.

@@ -87,6 +87,9 @@ pub(crate) struct SystemShared {
     /// Counted only when the settings say to track leaks.
     live_promises: AtomicUsize,
     terminating: AtomicBool,
+    /// Whether tracing was asked once to look at its callsites again, for a span
+    /// that came out disabled under a scoped subscriber (see `refresh_tracing`).
+    tracing_refreshed: AtomicBool,
     guardians: Mutex<Option<Guardians>>,
     /// Bit 0: the user guardian has stopped; bit 1: the system guardian has.
     guardians_stopped: watch::Sender<u8>,
@@ -162,6 +165,7 @@ impl ActorSystem {
             live_timers: AtomicUsize::new(0),
             live_promises: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
+            tracing_refreshed: AtomicBool::new(false),
             guardians: Mutex::new(None),
             guardians_stopped: watch::Sender::new(0),
             outcome: watch::Sender::new(None),
@@ -624,6 +628,26 @@ impl SystemShared {
     pub(crate) fn live_timers(&self) -> Option<usize> {
         self.tracks_leaks()
             .then(|| self.live_timers.load(Ordering::Acquire))
+    }
+
+    /// An actor's span came out disabled though this thread has a subscriber: ask
+    /// tracing to look at its callsites again, once a system. Says whether it did.
+    ///
+    /// tracing-core 0.1 keeps each callsite's interest from the first time any
+    /// thread reaches it, and while exactly one subscriber exists it asks the
+    /// subscriber of the thread that got there first: with the one subscriber set
+    /// for another thread (`set_default`), a thread with none (another test, say)
+    /// caches "never" for everyone, and actors spawned under that subscriber
+    /// would log without their path (S8; tokio-rs/tracing#3611). A subscriber that
+    /// does not want the span costs one needless look a system.
+    pub(crate) fn refresh_tracing(&self) -> bool {
+        if !tracing::dispatcher::get_default(|d| !d.is::<tracing::subscriber::NoSubscriber>())
+            || self.tracing_refreshed.swap(true, Ordering::Relaxed)
+        {
+            return false;
+        }
+        tracing::callsite::rebuild_interest_cache();
+        true
     }
 
     pub(crate) fn is_terminating(&self) -> bool {
