@@ -10,6 +10,7 @@ use crate::events::DeadLetterReason;
 use crate::mailbox::{Envelope, Sent};
 use crate::message::Message;
 use crate::system::SystemShared;
+use crate::wire::is_decoding;
 
 /// The lane of a ref to an actor of another system: what is told to it is encoded
 /// and queued on the association with that system, in the session the ref was
@@ -32,8 +33,8 @@ pub(crate) struct RemoteSlot {
     /// asker that its request went unanswered (see `Drop`).
     pub(crate) used: AtomicBool,
     /// The uid of the actor of this system that the frame which carried the ref
-    /// was delivered to (0: none): if that actor stops holding it, the asker hears
-    /// that its target stopped.
+    /// was delivered to: if that actor stops holding it, the asker hears that its
+    /// target stopped. A ref not decoded from a delivered frame starts `used`.
     pub(crate) delivered_to: u64,
 }
 
@@ -48,9 +49,6 @@ pub(crate) enum UnusedPromise {
     /// was delivered to it, its target stopped; if to another actor, that one
     /// passed it on and it went unanswered.
     Stopped(u64),
-    /// Nothing: a frame is being delivered (to the actor of this uid, once it is
-    /// found), and if it is refused, its refusal says why.
-    Quiet(u64),
 }
 
 std::thread_local! {
@@ -70,24 +68,6 @@ pub(crate) fn dropping_promises<T>(said: UnusedPromise, f: impl FnOnce() -> T) -
     f()
 }
 
-/// The frame being delivered on this thread goes to the actor of `uid`.
-pub(crate) fn delivering_to(uid: u64) {
-    UNUSED_PROMISE.with(|now| {
-        if let UnusedPromise::Quiet(_) = now.get() {
-            now.set(UnusedPromise::Quiet(uid));
-        }
-    });
-}
-
-/// The uid of the actor the frame being delivered on this thread goes to (0: none,
-/// or not known yet): a promise ref decoded from it was delivered there.
-pub(crate) fn delivered_to() -> u64 {
-    match UNUSED_PROMISE.with(Cell::get) {
-        UnusedPromise::Quiet(uid) => uid,
-        _ => 0,
-    }
-}
-
 /// The path under which a system exports its asks' promises.
 const PROMISES: &str = "/system/promises/";
 
@@ -96,7 +76,9 @@ impl Drop for RemoteSlot {
     /// back: the asker hears at once that no answer will come, as a local asker
     /// does, rather than at its deadline.
     fn drop(&mut self) {
-        if *self.used.get_mut() || !self.path.starts_with(PROMISES) {
+        // Dropped while a frame is decoded or delivered: if the frame is refused,
+        // its refusal says why.
+        if *self.used.get_mut() || !self.path.starts_with(PROMISES) || is_decoding() {
             return;
         }
         // Only to a system this one is linked with: a ref a peer wrote, naming some
@@ -113,7 +95,6 @@ impl Drop for RemoteSlot {
                 Refusal::TargetTerminated
             }
             UnusedPromise::Unanswered | UnusedPromise::Stopped(_) => Refusal::Unanswered,
-            UnusedPromise::Quiet(_) => return,
         };
         self.refuse(refusal);
     }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use crate::actor::promise::Refusal;
 use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
-use crate::mailbox::{UnusedPromise, dropping_promises};
 use crate::system::SystemShared;
 use crate::wire::frame::peek_tell;
 use crate::wire::refs::decoding_into;
@@ -45,31 +44,19 @@ pub(crate) fn deliver_to_known(
     frame: &[u8],
     limits: &WireLimits,
 ) -> Option<Result<(), WireProblem>> {
-    // A promise ref decoded from a frame that is refused goes quietly: the
-    // refusal tells the asker why.
-    dropping_promises(UnusedPromise::Quiet(0), || {
-        deliver_known(system, peer, frame, limits)
-    })
-}
-
-fn deliver_known(
-    system: &Arc<SystemShared>,
-    peer: &Address,
-    frame: &[u8],
-    limits: &WireLimits,
-) -> Option<Result<(), WireProblem>> {
     let tell = peek_tell(frame, limits)?;
     let key = system.wire_registry().get_bytes(tell.key)?.key();
     let recipient = system
         .cached_route(tell.recipient)
         .filter(|found| tell.uid == 0 || found.uid() == tell.uid)?;
-    crate::mailbox::delivering_to(recipient.uid());
     let ctx = WireContext {
         limits,
         reply_to: None,
     };
     let Err(Undelivered { problem, lettered }) =
-        decoding_into(system, || recipient.deliver_wire(key, tell.payload, &ctx))
+        decoding_into(system, Some(recipient.uid()), || {
+            recipient.deliver_wire(key, tell.payload, &ctx)
+        })
     else {
         return Some(Ok(()));
     };
@@ -128,18 +115,6 @@ pub(crate) fn deliver_parts(
     header: &FrameHeader<'_>,
     payload: &[u8],
 ) -> Result<(), WireProblem> {
-    dropping_promises(UnusedPromise::Quiet(0), || {
-        deliver_read(system, peer, header, payload)
-    })
-}
-
-/// `deliver_parts`, with promise refs going quietly.
-fn deliver_read(
-    system: &Arc<SystemShared>,
-    peer: &Address,
-    header: &FrameHeader<'_>,
-    payload: &[u8],
-) -> Result<(), WireProblem> {
     let limits = system.wire_limits();
     let delivered = if system.wire_registry().get(header.key).is_none() {
         Err((WireProblem::UnknownKey(header.key.to_owned()).into(), None))
@@ -150,14 +125,15 @@ fn deliver_read(
                 Err((WireProblem::AdapterAsked.into(), Some(recipient)))
             }
             Ok(recipient) => {
-                crate::mailbox::delivering_to(recipient.uid());
                 let ctx = WireContext {
                     limits: &limits,
                     reply_to: header.reply_to,
                 };
                 // Refs inside the payload decode into this system.
-                decoding_into(system, || recipient.deliver_wire(header.key, payload, &ctx))
-                    .map_err(|undelivered| (undelivered, Some(recipient)))
+                decoding_into(system, Some(recipient.uid()), || {
+                    recipient.deliver_wire(header.key, payload, &ctx)
+                })
+                .map_err(|undelivered| (undelivered, Some(recipient)))
             }
             Err(problem) => Err((problem.into(), None)),
         }
@@ -233,7 +209,7 @@ fn letter_of_frame(
     let decoded = system
         .wire_registry()
         .get(header.key)
-        .map(|registration| decoding_into(system, || registration.decode(payload, &limits)));
+        .map(|registration| decoding_into(system, None, || registration.decode(payload, &limits)));
     match decoded {
         Some(Ok(message)) => system.dead_letter_of_payload(message, path, reason),
         _ => system.dead_letter_of_type("frame", path, reason),

@@ -28,6 +28,7 @@ mod deliver;
 mod depth;
 mod frame;
 mod refs;
+pub(crate) use self::refs::is_decoding;
 mod registry;
 
 use std::fmt;

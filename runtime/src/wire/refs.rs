@@ -16,8 +16,9 @@ use crate::system::{ActorSystem, SystemShared};
 use crate::wire::{RemoteProtocol, WireProblem};
 
 std::thread_local! {
-    /// The system refs decode into on this thread, while one is set.
-    static DECODING: RefCell<Option<Arc<SystemShared>>> = const { RefCell::new(None) };
+    /// The system refs decode into on this thread, while one is set, and the uid of
+    /// the actor the frame being decoded was delivered to (`None`: not a delivery).
+    static DECODING: RefCell<Option<(Arc<SystemShared>, Option<u64>)>> = const { RefCell::new(None) };
     /// The uid of the last promise exported on this thread while `noting_promise`
     /// runs (0: none).
     static EXPORTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -34,9 +35,16 @@ pub(crate) fn noting_promise<R>(encode: impl FnOnce() -> R) -> (R, u64) {
 }
 
 /// Run `decode` with `system` as the decode context of this thread, then restore
-/// the one before (contexts nest).
-pub(crate) fn decoding_into<R>(system: &Arc<SystemShared>, decode: impl FnOnce() -> R) -> R {
-    let before = DECODING.with(|context| context.replace(Some(system.clone())));
+/// the one before (contexts nest). `delivered_to` is the uid of the actor a frame's
+/// message is delivered to: a ref to a peer's promise decoded from it tells the
+/// peer if it is dropped unused (see `RemoteSlot`); `None` decodes refs that never
+/// do (a dead letter's copy, a program's own payload).
+pub(crate) fn decoding_into<R>(
+    system: &Arc<SystemShared>,
+    delivered_to: Option<u64>,
+    decode: impl FnOnce() -> R,
+) -> R {
+    let before = DECODING.with(|context| context.replace(Some((system.clone(), delivered_to))));
     let result = decode();
     DECODING.with(|context| *context.borrow_mut() = before);
     result
@@ -48,7 +56,7 @@ impl ActorSystem {
     /// or bound to the peer its URI names). `deliver_frame` decodes in this context
     /// by itself; this is for a program that decodes payloads of its own.
     pub fn as_deserialization_context<R>(&self, decode: impl FnOnce() -> R) -> R {
-        decoding_into(self.shared(), decode)
+        decoding_into(self.shared(), None, decode)
     }
 }
 
@@ -134,7 +142,7 @@ impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
             return Err(D::Error::custom("an ActorRef"));
         }
         let uri = String::deserialize(deserializer)?;
-        let system = DECODING.with(|context| context.borrow().clone()).ok_or_else(|| {
+        let system = decode_context().ok_or_else(|| {
             D::Error::custom(
                 "an ActorRef decodes only inside a system's decode context: decode in `system.as_deserialization_context(|| ..)`",
             )
@@ -146,8 +154,28 @@ impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
 /// The live ref `uri` names, in the current decode context; `None` outside one or
 /// for a URI that names no live actor of protocol `P`.
 pub(crate) fn resolve_in_context<P: Message>(uri: &str) -> Option<ActorRef<P>> {
-    let system = DECODING.with(|context| context.borrow().clone())?;
+    let system = decode_context()?;
     system.resolve_uri::<P>(uri).ok()
+}
+
+/// The system refs decode into on this thread, if any.
+fn decode_context() -> Option<Arc<SystemShared>> {
+    DECODING.with(|context| context.borrow().as_ref().map(|(system, _)| system.clone()))
+}
+
+/// Whether a decode is under way on this thread: a ref dropped now goes with a
+/// frame being delivered (or refused, which says why itself).
+pub(crate) fn is_decoding() -> bool {
+    DECODING.with(|context| {
+        context
+            .try_borrow()
+            .map_or(true, |context| context.is_some())
+    })
+}
+
+/// The uid of the actor the frame being decoded on this thread was delivered to.
+fn delivered_to() -> Option<u64> {
+    DECODING.with(|context| context.borrow().as_ref().and_then(|(_, uid)| *uid))
 }
 
 /// A URI taken apart: the address, the names of the path, the uid.
@@ -261,6 +289,7 @@ impl SystemShared {
         let association = self
             .transport()
             .map(|transport| transport.association(&parsed.address));
+        let delivered = delivered_to();
         let cell = Arc::new(LocalCell {
             core: CellCore::remote(path, parsed.uid, self.clone()),
             user: UserLane::remote(RemoteSlot {
@@ -269,8 +298,9 @@ impl SystemShared {
                 uid: parsed.uid,
                 system: Arc::downgrade(self),
                 association,
-                used: std::sync::atomic::AtomicBool::new(false),
-                delivered_to: crate::mailbox::delivered_to(),
+                // Armed only when decoded from a frame delivered to an actor here.
+                used: std::sync::atomic::AtomicBool::new(delivered.is_none()),
+                delivered_to: delivered.unwrap_or(0),
             }),
         });
         Ok(ActorRef::local(cell))
