@@ -55,18 +55,11 @@ use tapio::{
 use tokio::sync::{Notify, mpsc};
 use tokio::time::{Instant, timeout};
 
-use outside::{Boom, T, describe, letters_for, ms, no_letter_for};
+use outside::{Boom, T, describe, expect_lines, letters, letters_for, ms, next, no_letter_for};
 
 // =================================================================================
 // helpers
 // =================================================================================
-
-fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
-    system
-        .events()
-        .subscribe_with_capacity::<DeadLetter>(65_536)
-        .expect("a subscription")
-}
 
 /// The first dead letter for which `want` holds, within `T`.
 async fn letter_where(
@@ -82,19 +75,6 @@ async fn letter_where(
             Ok(None) | Err(_) => panic!("no matching dead letter within {T:?}; saw {seen:?}"),
         }
     }
-}
-
-async fn expect_lines(probe: &mut TestProbe<String>, expected: &[&str]) {
-    let got = probe.receive_messages(expected.len(), T).await;
-    assert_eq!(got, expected);
-}
-
-/// Receive from `rx` within `T`.
-async fn next<M>(rx: &mut mpsc::UnboundedReceiver<M>) -> M {
-    timeout(T, rx.recv())
-        .await
-        .expect("within the bound")
-        .expect("the sender is alive")
 }
 
 /// An actor that forwards what it is told to a channel.

@@ -54,88 +54,19 @@ use std::time::Duration;
 use tapio::prelude::*;
 use tapio::testkit::{TestConfig, TestProbe};
 use tapio::{
-    ActorPath, AskError, BoxError, DeadLetter, DeadLetterReason, IntoBehavior, MailboxConfig,
+    AskError, BoxError, DeadLetter, DeadLetterReason, IntoBehavior, MailboxConfig,
     OverflowStrategy, ShutdownSignal, Subscription,
 };
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
-use outside::{Boom, Other, T, ms};
+use outside::{
+    Boom, Other, T, describe, expect_lines, letters, letters_for, ms, next, no_letter_for,
+};
 
 // =================================================================================
 // helpers
 // =================================================================================
-
-fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
-    system
-        .events()
-        .subscribe_with_capacity::<DeadLetter>(65_536)
-        .expect("a subscription")
-}
-
-fn describe(letter: &DeadLetter) -> String {
-    format!(
-        "{} to {} ({:?})",
-        letter.short_message_type(),
-        letter.recipient(),
-        letter.reason()
-    )
-}
-
-/// The next `n` dead letters addressed to `path` (others are skipped), all within `T`.
-async fn letters_for(
-    sub: &mut Subscription<DeadLetter>,
-    path: &ActorPath,
-    n: usize,
-) -> Vec<DeadLetter> {
-    let path = path.to_string();
-    let deadline = Instant::now() + T;
-    let mut got = Vec::new();
-    while got.len() < n {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(letter)) if letter.recipient().to_string() == path => got.push(letter),
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("the event stream ended after {} of {n} letters", got.len()),
-            Err(_) => panic!(
-                "only {} of {n} dead letters for {path} came within {T:?}: {:?}",
-                got.len(),
-                got.iter().map(describe).collect::<Vec<_>>()
-            ),
-        }
-    }
-    got
-}
-
-/// Panics if a dead letter for `path` arrives within `quiet`.
-async fn no_letter_for(sub: &mut Subscription<DeadLetter>, path: &ActorPath, quiet: Duration) {
-    let path = path.to_string();
-    let deadline = Instant::now() + quiet;
-    loop {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(letter)) if letter.recipient().to_string() == path => {
-                panic!(
-                    "an unexpected dead letter for {path}: {}",
-                    describe(&letter)
-                )
-            }
-            Ok(Some(_)) => {}
-            Ok(None) | Err(_) => return,
-        }
-    }
-}
-
-async fn expect_lines(probe: &mut TestProbe<String>, expected: &[&str]) {
-    let got = probe.receive_messages(expected.len(), T).await;
-    assert_eq!(got, expected);
-}
-
-/// Receive from `rx` within `T`.
-async fn next<M>(rx: &mut mpsc::UnboundedReceiver<M>) -> M {
-    timeout(T, rx.recv())
-        .await
-        .expect("within the bound")
-        .expect("the sender is alive")
-}
 
 static GLOBAL_LOG: std::sync::OnceLock<common::Captured> = std::sync::OnceLock::new();
 

@@ -65,14 +65,9 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
 use outside::{
-    Boom, Log, Other, T, describe, entries, letters_for, ms, new_log, no_letter_for, push,
+    Boom, Log, Other, T, describe, entries, expect_lines, letters_for, ms, new_log, no_letter_for,
+    push,
 };
-
-/// Receive exactly the strings `expected`, in order, on `probe`.
-async fn expect_lines(probe: &mut TestProbe<String>, expected: &[&str]) {
-    let got = probe.receive_messages(expected.len(), T).await;
-    assert_eq!(got, expected);
-}
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<String>() {

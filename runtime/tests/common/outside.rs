@@ -1,13 +1,16 @@
 //! What the outside-in sweeps share: the bound on every wait, two failures a handler
-//! can return, a log that actors write to and a test reads, and waits for the dead
-//! letters of one actor. Each sweep uses some
+//! can return, a log that actors write to and a test reads, dead-letter
+//! subscriptions and waits for the letters of one actor, and bounded receives. Each sweep uses some
 //! of it, so what one leaves unused is not a warning.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
 use tapio::{ActorPath, DeadLetter, Subscription};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// The bound on every wait.
@@ -100,4 +103,26 @@ pub async fn no_letter_for(
             Ok(None) | Err(_) => return,
         }
     }
+}
+
+/// A subscription to `system`'s dead letters, with room for a burst.
+pub fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
+    system
+        .events()
+        .subscribe_with_capacity::<DeadLetter>(65_536)
+        .expect("a subscription")
+}
+
+/// Receive exactly the strings `expected`, in order, on `probe`.
+pub async fn expect_lines(probe: &mut TestProbe<String>, expected: &[&str]) {
+    let got = probe.receive_messages(expected.len(), T).await;
+    assert_eq!(got, expected);
+}
+
+/// Receive from `rx` within `T`.
+pub async fn next<M>(rx: &mut mpsc::UnboundedReceiver<M>) -> M {
+    tokio::time::timeout(T, rx.recv())
+        .await
+        .expect("within the bound")
+        .expect("the sender is alive")
 }
