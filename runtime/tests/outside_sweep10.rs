@@ -1267,12 +1267,19 @@ fn counter(
         .expect("the counter spawns")
 }
 
-/// S31, S39, S40: A and B tell each other 3,000 messages at once, and B terminates
-/// in the middle. For each direction, what was delivered plus the dead letters on
-/// both sides is exactly what was sent: nothing silently lost, nothing twice.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s31_s39_terminate_with_frames_in_flight_both_ways_accounts_every_message() {
-    const N: u64 = 3_000;
+/// Two linked systems, each with a counter of the other's `Seq`s, the refs to
+/// them across the link, and the counts.
+struct Crossing {
+    a: ActorSystem,
+    b: ActorSystem,
+    to_cb: ActorRef<Seq>,
+    to_ca: ActorRef<Seq>,
+    got_a: Arc<AtomicU64>,
+    got_b: Arc<AtomicU64>,
+}
+
+/// Link two systems and wait until a `Seq` has crossed each way.
+async fn crossing() -> Crossing {
     let a = node("a");
     let b = node("b");
     let got_a = Arc::new(AtomicU64::new(0));
@@ -1282,55 +1289,95 @@ async fn s31_s39_terminate_with_frames_in_flight_both_ways_accounts_every_messag
     let cb = counter(&b, "cb", &got_b, up);
     let to_cb = a.resolve::<Seq>(&cb.to_string()).unwrap();
     let to_ca = b.resolve::<Seq>(&ca.to_string()).unwrap();
-    // Both links up.
     to_cb.tell(Seq { sender: 9, n: 0 });
     to_ca.tell(Seq { sender: 9, n: 0 });
     for _ in 0..2 {
         let heard = timeout(WAIT, linked.recv()).await;
         assert!(matches!(heard, Ok(Some(()))), "the links did not come up");
     }
-    let mut dla = letters(&a);
-    let mut dlb = letters(&b);
-    for n in 0..N as u32 {
-        to_cb.tell(Seq { sender: 1, n });
-        to_ca.tell(Seq { sender: 2, n });
+    Crossing {
+        a,
+        b,
+        to_cb,
+        to_ca,
+        got_a,
+        got_b,
     }
-    b.terminate().await;
-    // Count the dead letters of each direction on both sides until the sums are
-    // complete, or nothing more comes for two seconds.
-    let (mut lost_to_b, mut lost_to_a) = (0_u64, 0_u64);
-    let mut reasons: HashMap<String, u64> = HashMap::new();
-    loop {
-        let done = got_b.load(Ordering::SeqCst) + lost_to_b >= N
-            && got_a.load(Ordering::SeqCst) + lost_to_a >= N;
-        if done {
-            break;
+}
+
+impl Crossing {
+    /// Tell `n` messages each way, run `stop` (which terminates one system or
+    /// both), and assert that, for each direction, what was delivered plus the
+    /// dead letters on both sides is exactly `n`.
+    async fn account_for(self, n: u32, stop: impl std::future::Future<Output = ()>) {
+        let mut dla = letters(&self.a);
+        let mut dlb = letters(&self.b);
+        for seq in 0..n {
+            self.to_cb.tell(Seq { sender: 1, n: seq });
+            self.to_ca.tell(Seq { sender: 2, n: seq });
         }
-        let next = tokio::select! {
-            l = dla.recv() => l.map(|l| ("a", l)),
-            l = dlb.recv() => l.map(|l| ("b", l)),
-            () = tokio::time::sleep(Duration::from_secs(2)) => None,
-        };
-        let Some((side, letter)) = next else { break };
-        let key = format!("on {side}: {}", letter.reason());
-        *reasons.entry(key).or_default() += 1;
-        if let Some(seq) = letter.take_message::<Seq>() {
-            if seq.sender == 1 {
-                lost_to_b += 1;
-            } else {
-                lost_to_a += 1;
+        stop.await;
+        let n = u64::from(n);
+        // Count the dead letters of each direction on both sides until the sums
+        // are complete, or nothing more comes for two seconds.
+        let (mut lost_to_b, mut lost_to_a) = (0_u64, 0_u64);
+        let mut reasons: HashMap<String, u64> = HashMap::new();
+        loop {
+            let done = self.got_b.load(Ordering::SeqCst) + lost_to_b >= n
+                && self.got_a.load(Ordering::SeqCst) + lost_to_a >= n;
+            if done {
+                break;
+            }
+            let next = tokio::select! {
+                l = dla.recv() => l.map(|l| ("a", l)),
+                l = dlb.recv() => l.map(|l| ("b", l)),
+                () = tokio::time::sleep(Duration::from_secs(2)) => None,
+            };
+            let Some((side, letter)) = next else { break };
+            let key = format!("on {side}: {}", letter.reason());
+            *reasons.entry(key).or_default() += 1;
+            if let Some(seq) = letter.take_message::<Seq>() {
+                if seq.sender == 1 {
+                    lost_to_b += 1;
+                } else {
+                    lost_to_a += 1;
+                }
             }
         }
+        let gb = self.got_b.load(Ordering::SeqCst);
+        let ga = self.got_a.load(Ordering::SeqCst);
+        assert_eq!(
+            (gb + lost_to_b, ga + lost_to_a),
+            (n, n),
+            "a->b: {gb} delivered + {lost_to_b} dead letters; b->a: {ga} delivered + {lost_to_a} dead letters; letters: {reasons:?}; events lost: a {} b {}",
+            dla.lost(),
+            dlb.lost()
+        );
     }
-    let (gb, ga) = (got_b.load(Ordering::SeqCst), got_a.load(Ordering::SeqCst));
-    assert_eq!(
-        (gb + lost_to_b, ga + lost_to_a),
-        (N, N),
-        "a->b: {gb} delivered + {lost_to_b} dead letters; b->a: {ga} delivered + {lost_to_a} dead letters; letters: {reasons:?}; events lost: a {} b {}",
-        dla.lost(),
-        dlb.lost()
-    );
+}
+
+/// S31, S39, S40: A and B tell each other 3,000 messages at once, and B terminates
+/// in the middle. For each direction, what was delivered plus the dead letters on
+/// both sides is exactly what was sent: nothing silently lost, nothing twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s31_s39_terminate_with_frames_in_flight_both_ways_accounts_every_message() {
+    let pair = crossing().await;
+    let (a, b) = (pair.a.clone(), pair.b.clone());
+    pair.account_for(3_000, b.terminate().into_future()).await;
     a.terminate().await;
+}
+
+/// S31, S39, S40: the same, with both systems terminating at once: each hears the
+/// other leave while it leaves itself, and still every message is delivered or a
+/// dead letter on one side.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s31_s39_both_systems_terminating_at_once_account_every_message() {
+    let pair = crossing().await;
+    let (a, b) = (pair.a.clone(), pair.b.clone());
+    let both = async move {
+        tokio::join!(a.terminate().into_future(), b.terminate().into_future());
+    };
+    pair.account_for(3_000, both).await;
 }
 
 /// S31, S39: frames a partition holds toward a system that stops become dead
