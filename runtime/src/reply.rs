@@ -85,9 +85,30 @@ impl<T: Message> ReplyTo<T> {
         P: Message,
         O: IntoReply<T, P>,
     {
-        let (answer, next) = output.into_reply()?;
+        let (answer, next) = match output.into_reply() {
+            Ok(parts) => parts,
+            Err(failure) => {
+                self.leave_to_supervision();
+                return Err(failure);
+            }
+        };
         self.send(answer, ctx.path(), ctx.system());
         Ok(next)
+    }
+
+    /// The handler failed: a promise of another system is not told now that its
+    /// request went unanswered, because the supervisor has not decided yet whether
+    /// the actor stops. The asker's watch of its target says so if it does (S23),
+    /// as a local asker learns from the target's stop.
+    fn leave_to_supervision(&self) {
+        if let Some(slot) = self
+            .target
+            .as_ref()
+            .and_then(|target| target.local_cell())
+            .and_then(|cell| cell.user.remote_slot())
+        {
+            slot.stay_quiet();
+        }
     }
 
     /// Deliver `answer`; `from` is the answering actor, named in the dead letter when

@@ -2332,3 +2332,41 @@ async fn s37_s44_an_unused_promise_ref_naming_a_third_address_dials_nobody() {
     assert!(dialled.is_err(), "b dialled the address a peer's ref named");
     nodes.terminate().await;
 }
+
+#[message(remote = "sw11.failing.v1", reply = N)]
+pub struct Failing(pub u64);
+
+/// Answers a `Failing` with an error: its handler fails.
+#[derive(Clone, Default)]
+pub struct Failer;
+
+#[actor]
+impl Failer {
+    fn failing(&mut self, _: Failing) -> Result<N, Boom> {
+        Err(Boom)
+    }
+}
+
+/// S9, S23, S44: a request whose handler fails, with the default decision (stop):
+/// the ask fails at once as it does locally, with `TargetTerminated`, whether the
+/// target is here or on another system.
+#[tokio::test]
+async fn s9_s23_s44_a_request_whose_handler_fails_and_stops_the_target_is_terminated() {
+    let nodes = pair();
+    let local = nodes.a.spawn(Failer, "failer").unwrap();
+    nodes.b.spawn(Failer, "failer").unwrap();
+    let remote = nodes
+        .a
+        .resolve::<FailerMsg>(&uri(&nodes.b, "/user/failer"))
+        .unwrap();
+    for target in [local, remote] {
+        let outcome = timeout(T, target.ask(Failing(1)).timeout(Duration::from_secs(30)))
+            .await
+            .expect("the ask ended before the test's bound");
+        assert!(
+            matches!(outcome, Err(AskError::TargetTerminated { .. })),
+            "{target}: {outcome:?}"
+        );
+    }
+    nodes.terminate().await;
+}

@@ -149,6 +149,12 @@ impl RemoteSlot {
         self.used.store(true, Ordering::Relaxed);
     }
 
+    /// Dropping the ref says nothing to the peer: something else tells the asker
+    /// (a failed handler's request: the target's stop, if it stops).
+    pub(crate) fn stay_quiet(&self) {
+        self.used.store(true, Ordering::Relaxed);
+    }
+
     /// Why a message to this peer goes nowhere.
     pub(crate) fn no_link(&self) -> DeadLetterReason {
         DeadLetterReason::NoLink {
