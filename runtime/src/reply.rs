@@ -107,7 +107,7 @@ impl<T: Message> ReplyTo<T> {
             .and_then(|target| target.local_cell())
             .and_then(|cell| cell.user.remote_slot())
         {
-            slot.stay_quiet();
+            slot.mark_used();
         }
     }
 

@@ -138,20 +138,16 @@ impl RemoteSlot {
     /// for a refusal only the asking side makes, nothing is sent, and the ask ends
     /// as it would have.
     pub(crate) fn refuse(&self, refusal: Refusal) {
-        self.used.store(true, Ordering::Relaxed);
+        self.mark_used();
         if let (Some(association), Some(payload)) = (&self.association, refusal.to_wire()) {
             association.send_refusal(&self.path, self.uid, &payload);
         }
     }
 
-    /// The ref was written into a message: whoever reads it there may answer.
-    pub(crate) fn sent_on(&self) {
-        self.used.store(true, Ordering::Relaxed);
-    }
-
-    /// Dropping the ref says nothing to the peer: something else tells the asker
-    /// (a failed handler's request: the target's stop, if it stops).
-    pub(crate) fn stay_quiet(&self) {
+    /// Dropping the ref will say nothing to the peer: it was written into a
+    /// message (whoever reads it there may answer), or something else tells the
+    /// asker (a failed handler's request: the target's stop, if it stops).
+    pub(crate) fn mark_used(&self) {
         self.used.store(true, Ordering::Relaxed);
     }
 
@@ -167,7 +163,7 @@ impl RemoteSlot {
             Envelope::Message(message) => message,
             other => return Sent::Refused(other),
         };
-        self.used.store(true, Ordering::Relaxed);
+        self.mark_used();
         let sent = self.frame(&message).and_then(|(association, frame, ask)| {
             association
                 .send(frame, true, ask)

@@ -129,7 +129,7 @@ impl<P: Message> ActorRef<P> {
         } else if core.lane().is_remote()
             && let Some(slot) = self.local_cell().and_then(|cell| cell.user.remote_slot())
         {
-            slot.sent_on();
+            slot.mark_used();
         }
         self.to_string()
     }
