@@ -892,15 +892,21 @@ async fn s35_s37_a_message_that_refuses_a_value_on_decode(system: ActorSystem) {
         gauge.uid(),
         &encode_payload(&Percent(42)).unwrap(),
     );
-    assert!(matches!(
-        system.deliver_frame(&peer(), &bad),
-        Err(WireProblem::Undecodable { .. })
-    ));
+    match system.deliver_frame(&peer(), &bad) {
+        // The type's own words reach the sender's side of the story.
+        Err(WireProblem::Undecodable { error, .. }) => {
+            assert!(error.contains("200 is not a percentage"), "{error}");
+        }
+        other => panic!("expected an undecodable payload, got {other:?}"),
+    }
     system.deliver_frame(&peer(), &good).unwrap();
     match problem_of(&letter(&mut letters).await) {
-        // postcard does not keep the text of the type's own error, only that
-        // the payload did not decode.
-        WireProblem::Undecodable { key, .. } => assert_eq!(key, Percent::KEY),
+        // The letter keeps the text of the type's own error, not only that the
+        // payload did not decode.
+        WireProblem::Undecodable { key, error } => {
+            assert_eq!(key, Percent::KEY);
+            assert!(error.contains("200 is not a percentage"), "{error}");
+        }
         other => panic!("expected an undecodable payload, got {other:?}"),
     }
     assert_eq!(

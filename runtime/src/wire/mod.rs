@@ -115,7 +115,8 @@ pub enum WireProblem {
     Undecodable {
         /// The key.
         key: String,
-        /// What the decoder said.
+        /// What the decoder said: the type's own words when its `Deserialize`
+        /// refused a value (a `custom` error, `invalid_value`, an unknown variant).
         error: String,
     },
     /// A message (or a header) this side could not encode: serde refused it.
@@ -280,8 +281,11 @@ pub(crate) fn decode<T: for<'de> serde::Deserialize<'de>>(
 ) -> Result<T, WireProblem> {
     let mut deserializer = postcard::Deserializer::from_bytes(bytes);
     depth::take_tripped();
+    let _ = depth::take_custom();
     let value = depth::deserialize_bounded(&mut deserializer, limits.max_depth).map_err(
         |error: postcard::Error| {
+            // The type's own words, where postcard has only "custom error".
+            let custom = depth::take_custom();
             if depth::take_tripped() {
                 WireProblem::TooDeep {
                     key: key.to_owned(),
@@ -290,7 +294,7 @@ pub(crate) fn decode<T: for<'de> serde::Deserialize<'de>>(
             } else {
                 WireProblem::Undecodable {
                     key: key.to_owned(),
-                    error: error.to_string(),
+                    error: custom.unwrap_or_else(|| error.to_string()),
                 }
             }
         },

@@ -35,9 +35,13 @@
 //! # Errors
 //!
 //! Refusal is reported as `D::Error::custom("nested deeper than {max}
-//! levels")`. Note that postcard throws the message of a custom error away:
-//! through postcard the caller sees `postcard::Error::SerdeDeCustom`, the same
-//! variant that any other `custom` error from a `Deserialize` impl produces.
+//! levels")`. postcard throws the message of a custom error away: through it
+//! the caller sees `postcard::Error::SerdeDeCustom`, the same variant that any
+//! other `custom` error from a `Deserialize` impl produces. So the wrappers
+//! hand the type's own code an error of their own, [`Kept`], which keeps the
+//! text; where an error goes back into the inner deserializer, the first text
+//! is kept on the thread, for [`take_custom`] to give the caller ("200 is not a
+//! percentage" rather than "serde deserialize error").
 //!
 //! # Stack use
 //!
@@ -83,6 +87,66 @@ where
         inner,
         budget: Budget::new(max_depth),
     })
+    .map_err(Kept::into_inner)
+}
+
+/// The error the wrappers hand the type's own `Deserialize` code: the inner
+/// deserializer's, or the text of a `custom` error, which postcard would drop.
+#[derive(Debug)]
+enum Kept<E> {
+    /// What the inner deserializer said.
+    Inner(E),
+    /// What the type's own code said.
+    Custom(String),
+}
+
+impl<E: de::Error> Kept<E> {
+    /// The inner deserializer's error, to hand back to it; the text of a custom
+    /// one is kept on the thread for [`take_custom`], the first one only (an
+    /// error on its way out passes through every level it was nested in).
+    fn into_inner(self) -> E {
+        match self {
+            Self::Inner(error) => error,
+            Self::Custom(text) => {
+                let error = E::custom(&text);
+                CUSTOM.with(|kept| {
+                    let mut kept = kept.borrow_mut();
+                    if kept.is_none() {
+                        *kept = Some(text);
+                    }
+                });
+                error
+            }
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for Kept<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Inner(error) => error.fmt(f),
+            Self::Custom(text) => f.write_str(text),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for Kept<E> {}
+
+impl<E: de::Error> de::Error for Kept<E> {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Self::Custom(msg.to_string())
+    }
+}
+
+std::thread_local! {
+    /// The text of the first custom error a decode on this thread produced.
+    static CUSTOM: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The text of the first custom error the type's own code (or the depth limit)
+/// gave since the last call, if any: what postcard's `SerdeDeCustom` stands for.
+pub(crate) fn take_custom() -> Option<String> {
+    CUSTOM.with(|kept| kept.borrow_mut().take())
 }
 
 /// How many more levels may be opened, and the limit it started from (kept
@@ -163,7 +227,7 @@ macro_rules! forward_deserialize {
             V: Visitor<'de>,
         {
             let visitor = self.wrap(visitor);
-            self.inner.$method(visitor)
+            self.inner.$method(visitor).map_err(Kept::Inner)
         }
     )*};
 }
@@ -172,7 +236,7 @@ impl<'de, D> Deserializer<'de> for Bounded<D>
 where
     D: Deserializer<'de>,
 {
-    type Error = D::Error;
+    type Error = Kept<D::Error>;
 
     forward_deserialize! {
         deserialize_any deserialize_bool
@@ -193,7 +257,9 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_unit_struct(name, visitor)
+        self.inner
+            .deserialize_unit_struct(name, visitor)
+            .map_err(Kept::Inner)
     }
 
     fn deserialize_newtype_struct<V>(
@@ -205,7 +271,9 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_newtype_struct(name, visitor)
+        self.inner
+            .deserialize_newtype_struct(name, visitor)
+            .map_err(Kept::Inner)
     }
 
     fn deserialize_tuple<V>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error>
@@ -213,7 +281,9 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_tuple(len, visitor)
+        self.inner
+            .deserialize_tuple(len, visitor)
+            .map_err(Kept::Inner)
     }
 
     fn deserialize_tuple_struct<V>(
@@ -226,7 +296,9 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_tuple_struct(name, len, visitor)
+        self.inner
+            .deserialize_tuple_struct(name, len, visitor)
+            .map_err(Kept::Inner)
     }
 
     fn deserialize_struct<V>(
@@ -239,7 +311,9 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_struct(name, fields, visitor)
+        self.inner
+            .deserialize_struct(name, fields, visitor)
+            .map_err(Kept::Inner)
     }
 
     fn deserialize_enum<V>(
@@ -252,7 +326,9 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner.deserialize_enum(name, variants, visitor)
+        self.inner
+            .deserialize_enum(name, variants, visitor)
+            .map_err(Kept::Inner)
     }
 
     fn is_human_readable(&self) -> bool {
@@ -278,7 +354,7 @@ macro_rules! forward_visit {
         where
             E: de::Error,
         {
-            self.visitor.$method(v)
+            self.visitor.$method::<Kept<E>>(v).map_err(Kept::into_inner)
         }
     )*};
 }
@@ -306,14 +382,18 @@ where
     where
         E: de::Error,
     {
-        self.visitor.visit_none()
+        self.visitor
+            .visit_none::<Kept<E>>()
+            .map_err(Kept::into_inner)
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E>
     where
         E: de::Error,
     {
-        self.visitor.visit_unit()
+        self.visitor
+            .visit_unit::<Kept<E>>()
+            .map_err(Kept::into_inner)
     }
 
     fn visit_some<D>(self, deserializer: D) -> Result<Self::Value, D::Error>
@@ -321,10 +401,12 @@ where
         D: Deserializer<'de>,
     {
         let budget = self.budget.descend()?;
-        self.visitor.visit_some(Bounded {
-            inner: deserializer,
-            budget,
-        })
+        self.visitor
+            .visit_some(Bounded {
+                inner: deserializer,
+                budget,
+            })
+            .map_err(Kept::into_inner)
     }
 
     fn visit_newtype_struct<D>(self, deserializer: D) -> Result<Self::Value, D::Error>
@@ -332,10 +414,12 @@ where
         D: Deserializer<'de>,
     {
         let budget = self.budget.descend()?;
-        self.visitor.visit_newtype_struct(Bounded {
-            inner: deserializer,
-            budget,
-        })
+        self.visitor
+            .visit_newtype_struct(Bounded {
+                inner: deserializer,
+                budget,
+            })
+            .map_err(Kept::into_inner)
     }
 
     fn visit_seq<A>(self, seq: A) -> Result<Self::Value, A::Error>
@@ -343,7 +427,9 @@ where
         A: SeqAccess<'de>,
     {
         let budget = self.budget.descend()?;
-        self.visitor.visit_seq(BoundedAccess { inner: seq, budget })
+        self.visitor
+            .visit_seq(BoundedAccess { inner: seq, budget })
+            .map_err(Kept::into_inner)
     }
 
     fn visit_map<A>(self, map: A) -> Result<Self::Value, A::Error>
@@ -351,7 +437,9 @@ where
         A: MapAccess<'de>,
     {
         let budget = self.budget.descend()?;
-        self.visitor.visit_map(BoundedAccess { inner: map, budget })
+        self.visitor
+            .visit_map(BoundedAccess { inner: map, budget })
+            .map_err(Kept::into_inner)
     }
 
     fn visit_enum<A>(self, data: A) -> Result<Self::Value, A::Error>
@@ -359,10 +447,12 @@ where
         A: EnumAccess<'de>,
     {
         let budget = self.budget.descend()?;
-        self.visitor.visit_enum(BoundedAccess {
-            inner: data,
-            budget,
-        })
+        self.visitor
+            .visit_enum(BoundedAccess {
+                inner: data,
+                budget,
+            })
+            .map_err(Kept::into_inner)
     }
 }
 
@@ -391,14 +481,14 @@ impl<'de, A> SeqAccess<'de> for BoundedAccess<A>
 where
     A: SeqAccess<'de>,
 {
-    type Error = A::Error;
+    type Error = Kept<A::Error>;
 
     fn next_element_seed<T>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error>
     where
         T: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.next_element_seed(seed)
+        self.inner.next_element_seed(seed).map_err(Kept::Inner)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -410,14 +500,14 @@ impl<'de, A> MapAccess<'de> for BoundedAccess<A>
 where
     A: MapAccess<'de>,
 {
-    type Error = A::Error;
+    type Error = Kept<A::Error>;
 
     fn next_key_seed<K>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error>
     where
         K: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.next_key_seed(seed)
+        self.inner.next_key_seed(seed).map_err(Kept::Inner)
     }
 
     fn next_value_seed<V>(&mut self, seed: V) -> Result<V::Value, Self::Error>
@@ -425,7 +515,7 @@ where
         V: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.next_value_seed(seed)
+        self.inner.next_value_seed(seed).map_err(Kept::Inner)
     }
 
     fn next_entry_seed<K, V>(
@@ -439,7 +529,9 @@ where
     {
         let kseed = self.seed(kseed);
         let vseed = self.seed(vseed);
-        self.inner.next_entry_seed(kseed, vseed)
+        self.inner
+            .next_entry_seed(kseed, vseed)
+            .map_err(Kept::Inner)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -451,7 +543,7 @@ impl<'de, A> EnumAccess<'de> for BoundedAccess<A>
 where
     A: EnumAccess<'de>,
 {
-    type Error = A::Error;
+    type Error = Kept<A::Error>;
     type Variant = BoundedAccess<A::Variant>;
 
     fn variant_seed<V>(self, seed: V) -> Result<(V::Value, Self::Variant), Self::Error>
@@ -459,7 +551,7 @@ where
         V: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        let (tag, variant) = self.inner.variant_seed(seed)?;
+        let (tag, variant) = self.inner.variant_seed(seed).map_err(Kept::Inner)?;
         Ok((
             tag,
             BoundedAccess {
@@ -474,10 +566,10 @@ impl<'de, A> VariantAccess<'de> for BoundedAccess<A>
 where
     A: VariantAccess<'de>,
 {
-    type Error = A::Error;
+    type Error = Kept<A::Error>;
 
     fn unit_variant(self) -> Result<(), Self::Error> {
-        self.inner.unit_variant()
+        self.inner.unit_variant().map_err(Kept::Inner)
     }
 
     fn newtype_variant_seed<T>(self, seed: T) -> Result<T::Value, Self::Error>
@@ -485,7 +577,7 @@ where
         T: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.newtype_variant_seed(seed)
+        self.inner.newtype_variant_seed(seed).map_err(Kept::Inner)
     }
 
     fn tuple_variant<V>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error>
@@ -496,7 +588,7 @@ where
             visitor,
             budget: self.budget,
         };
-        self.inner.tuple_variant(len, visitor)
+        self.inner.tuple_variant(len, visitor).map_err(Kept::Inner)
     }
 
     fn struct_variant<V>(
@@ -511,7 +603,9 @@ where
             visitor,
             budget: self.budget,
         };
-        self.inner.struct_variant(fields, visitor)
+        self.inner
+            .struct_variant(fields, visitor)
+            .map_err(Kept::Inner)
     }
 }
 
@@ -535,10 +629,12 @@ where
     where
         D: Deserializer<'de>,
     {
-        self.seed.deserialize(Bounded {
-            inner: deserializer,
-            budget: self.budget,
-        })
+        self.seed
+            .deserialize(Bounded {
+                inner: deserializer,
+                budget: self.budget,
+            })
+            .map_err(Kept::into_inner)
     }
 }
 

@@ -395,3 +395,65 @@ fn format_errors_pass_through() {
         other => panic!("expected unexpected end, got {other:?}"),
     }
 }
+
+/// A field whose own `Deserialize` refuses a value, one level inside a struct.
+#[derive(Debug, PartialEq)]
+struct Even(u32);
+
+impl<'de> Deserialize<'de> for Even {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let n = u32::deserialize(deserializer)?;
+        if n % 2 == 0 {
+            Ok(Self(n))
+        } else {
+            Err(serde::de::Error::custom(format!("{n} is odd")))
+        }
+    }
+}
+
+/// A struct holding a refusing field inside a sequence.
+#[derive(Deserialize, Debug, PartialEq)]
+struct Pairs {
+    evens: Vec<Even>,
+}
+
+/// An enum with two variants, to be sent a third.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+enum Switch {
+    On,
+    Off,
+}
+
+// What a type's own code says when it refuses a value reaches the caller of
+// `wire::decode`, which postcard alone drops: nested in a sequence in a struct,
+// the first refusal's words; for an enum sent a variant it does not have, serde's.
+#[test]
+fn a_refusal_keeps_the_type_s_own_words() {
+    let limits = crate::wire::WireLimits::DEFAULT;
+    // [2, 4, 7]: the third is refused.
+    let bytes = [3, 2, 4, 7];
+    match crate::wire::decode::<Pairs>("k", &bytes, &limits) {
+        Err(crate::wire::WireProblem::Undecodable { error, .. }) => {
+            assert_eq!(error, "7 is odd");
+        }
+        other => panic!("expected the field's refusal, got {other:?}"),
+    }
+    match crate::wire::decode::<Switch>("k", &[2], &limits) {
+        Err(crate::wire::WireProblem::Undecodable { error, .. }) => {
+            assert!(error.contains("variant index"), "{error}");
+        }
+        other => panic!("expected the enum's refusal, got {other:?}"),
+    }
+    // A later decode that succeeds, then one that fails in postcard itself (the
+    // input ends early), says postcard's words, not an earlier refusal's.
+    assert_eq!(
+        crate::wire::decode::<Switch>("k", &[1], &limits).ok(),
+        Some(Switch::Off)
+    );
+    match crate::wire::decode::<Pairs>("k", &[3, 2], &limits) {
+        Err(crate::wire::WireProblem::Undecodable { error, .. }) => {
+            assert!(!error.contains("odd"), "{error}");
+        }
+        other => panic!("expected the end of input, got {other:?}"),
+    }
+}
