@@ -38,10 +38,10 @@
 //! levels")`. postcard throws the message of a custom error away: through it
 //! the caller sees `postcard::Error::SerdeDeCustom`, the same variant that any
 //! other `custom` error from a `Deserialize` impl produces. So the wrappers
-//! hand the type's own code an error of their own, [`Kept`], which keeps the
-//! text; where an error goes back into the inner deserializer, the first text
-//! is kept on the thread, for [`take_custom`] to give the caller ("200 is not a
-//! percentage" rather than "serde deserialize error").
+//! hand the type's own code an error of their own, [`Kept`], which wraps the
+//! inner one and, as a custom error is made, keeps the first text on the
+//! thread for [`take_custom`] to give the caller ("200 is not a percentage"
+//! rather than "Serde Deserialization Error").
 //!
 //! # Stack use
 //!
@@ -91,62 +91,47 @@ where
 }
 
 /// The error the wrappers hand the type's own `Deserialize` code: the inner
-/// deserializer's, or the text of a `custom` error, which postcard would drop.
+/// deserializer's, as it is (a newtype, so a `Result` of it costs what one of the
+/// inner error costs), except that a `custom` error's text, which postcard would
+/// drop, is kept on the thread for [`take_custom`], the first one only.
 #[derive(Debug)]
-enum Kept<E> {
-    /// What the inner deserializer said.
-    Inner(E),
-    /// What the type's own code said.
-    Custom(String),
-}
+struct Kept<E>(E);
 
-impl<E: de::Error> Kept<E> {
-    /// The inner deserializer's error, to hand back to it; the text of a custom
-    /// one is kept on the thread for [`take_custom`], the first one only (an
-    /// error on its way out passes through every level it was nested in).
+impl<E> Kept<E> {
+    /// The inner deserializer's error, to hand back to it.
     fn into_inner(self) -> E {
-        match self {
-            Self::Inner(error) => error,
-            Self::Custom(text) => {
-                let error = E::custom(&text);
-                CUSTOM.with(|kept| {
-                    let mut kept = kept.borrow_mut();
-                    if kept.is_none() {
-                        *kept = Some(text);
-                    }
-                });
-                error
-            }
-        }
+        self.0
     }
 }
 
 impl<E: fmt::Display> fmt::Display for Kept<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Inner(error) => error.fmt(f),
-            Self::Custom(text) => f.write_str(text),
-        }
+        self.0.fmt(f)
     }
 }
 
 impl<E: fmt::Debug + fmt::Display> std::error::Error for Kept<E> {}
 
 impl<E: de::Error> de::Error for Kept<E> {
+    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Self::Custom(msg.to_string())
+        CUSTOM.with(|kept| {
+            let first = kept.take().unwrap_or_else(|| msg.to_string());
+            kept.set(Some(first));
+        });
+        Self(E::custom(msg))
     }
 }
 
 std::thread_local! {
     /// The text of the first custom error a decode on this thread produced.
-    static CUSTOM: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    static CUSTOM: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
 }
 
 /// The text of the first custom error the type's own code (or the depth limit)
 /// gave since the last call, if any: what postcard's `SerdeDeCustom` stands for.
 pub(crate) fn take_custom() -> Option<String> {
-    CUSTOM.with(|kept| kept.borrow_mut().take())
+    CUSTOM.with(std::cell::Cell::take)
 }
 
 /// How many more levels may be opened, and the limit it started from (kept
@@ -227,7 +212,7 @@ macro_rules! forward_deserialize {
             V: Visitor<'de>,
         {
             let visitor = self.wrap(visitor);
-            self.inner.$method(visitor).map_err(Kept::Inner)
+            self.inner.$method(visitor).map_err(Kept)
         }
     )*};
 }
@@ -259,7 +244,7 @@ where
         let visitor = self.wrap(visitor);
         self.inner
             .deserialize_unit_struct(name, visitor)
-            .map_err(Kept::Inner)
+            .map_err(Kept)
     }
 
     fn deserialize_newtype_struct<V>(
@@ -273,7 +258,7 @@ where
         let visitor = self.wrap(visitor);
         self.inner
             .deserialize_newtype_struct(name, visitor)
-            .map_err(Kept::Inner)
+            .map_err(Kept)
     }
 
     fn deserialize_tuple<V>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error>
@@ -281,9 +266,7 @@ where
         V: Visitor<'de>,
     {
         let visitor = self.wrap(visitor);
-        self.inner
-            .deserialize_tuple(len, visitor)
-            .map_err(Kept::Inner)
+        self.inner.deserialize_tuple(len, visitor).map_err(Kept)
     }
 
     fn deserialize_tuple_struct<V>(
@@ -298,7 +281,7 @@ where
         let visitor = self.wrap(visitor);
         self.inner
             .deserialize_tuple_struct(name, len, visitor)
-            .map_err(Kept::Inner)
+            .map_err(Kept)
     }
 
     fn deserialize_struct<V>(
@@ -313,7 +296,7 @@ where
         let visitor = self.wrap(visitor);
         self.inner
             .deserialize_struct(name, fields, visitor)
-            .map_err(Kept::Inner)
+            .map_err(Kept)
     }
 
     fn deserialize_enum<V>(
@@ -328,7 +311,7 @@ where
         let visitor = self.wrap(visitor);
         self.inner
             .deserialize_enum(name, variants, visitor)
-            .map_err(Kept::Inner)
+            .map_err(Kept)
     }
 
     fn is_human_readable(&self) -> bool {
@@ -488,7 +471,7 @@ where
         T: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.next_element_seed(seed).map_err(Kept::Inner)
+        self.inner.next_element_seed(seed).map_err(Kept)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -507,7 +490,7 @@ where
         K: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.next_key_seed(seed).map_err(Kept::Inner)
+        self.inner.next_key_seed(seed).map_err(Kept)
     }
 
     fn next_value_seed<V>(&mut self, seed: V) -> Result<V::Value, Self::Error>
@@ -515,7 +498,7 @@ where
         V: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.next_value_seed(seed).map_err(Kept::Inner)
+        self.inner.next_value_seed(seed).map_err(Kept)
     }
 
     fn next_entry_seed<K, V>(
@@ -529,9 +512,7 @@ where
     {
         let kseed = self.seed(kseed);
         let vseed = self.seed(vseed);
-        self.inner
-            .next_entry_seed(kseed, vseed)
-            .map_err(Kept::Inner)
+        self.inner.next_entry_seed(kseed, vseed).map_err(Kept)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -551,7 +532,7 @@ where
         V: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        let (tag, variant) = self.inner.variant_seed(seed).map_err(Kept::Inner)?;
+        let (tag, variant) = self.inner.variant_seed(seed).map_err(Kept)?;
         Ok((
             tag,
             BoundedAccess {
@@ -569,7 +550,7 @@ where
     type Error = Kept<A::Error>;
 
     fn unit_variant(self) -> Result<(), Self::Error> {
-        self.inner.unit_variant().map_err(Kept::Inner)
+        self.inner.unit_variant().map_err(Kept)
     }
 
     fn newtype_variant_seed<T>(self, seed: T) -> Result<T::Value, Self::Error>
@@ -577,7 +558,7 @@ where
         T: DeserializeSeed<'de>,
     {
         let seed = self.seed(seed);
-        self.inner.newtype_variant_seed(seed).map_err(Kept::Inner)
+        self.inner.newtype_variant_seed(seed).map_err(Kept)
     }
 
     fn tuple_variant<V>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error>
@@ -588,7 +569,7 @@ where
             visitor,
             budget: self.budget,
         };
-        self.inner.tuple_variant(len, visitor).map_err(Kept::Inner)
+        self.inner.tuple_variant(len, visitor).map_err(Kept)
     }
 
     fn struct_variant<V>(
@@ -603,9 +584,7 @@ where
             visitor,
             budget: self.budget,
         };
-        self.inner
-            .struct_variant(fields, visitor)
-            .map_err(Kept::Inner)
+        self.inner.struct_variant(fields, visitor).map_err(Kept)
     }
 }
 
