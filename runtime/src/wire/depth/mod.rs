@@ -203,16 +203,17 @@ impl<D> Bounded<D> {
     }
 }
 
-/// Implements `Deserializer` methods that take only a visitor by forwarding
-/// them, with the visitor wrapped, to the inner deserializer.
+/// Implements `Deserializer` methods by forwarding them, with the visitor wrapped,
+/// to the inner deserializer. A method written `name(arg: Type, ..)` takes those
+/// arguments before the visitor and passes them on as they are.
 macro_rules! forward_deserialize {
-    ($($method:ident)*) => {$(
-        fn $method<V>(self, visitor: V) -> Result<V::Value, Self::Error>
+    ($($method:ident $(($($arg:ident: $ty:ty),*))?)*) => {$(
+        fn $method<V>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value, Self::Error>
         where
             V: Visitor<'de>,
         {
             let visitor = self.wrap(visitor);
-            self.inner.$method(visitor).map_err(Kept)
+            self.inner.$method($($($arg,)*)? visitor).map_err(Kept)
         }
     )*};
 }
@@ -233,85 +234,13 @@ where
         deserialize_identifier deserialize_ignored_any
     }
 
-    fn deserialize_unit_struct<V>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error>
-    where
-        V: Visitor<'de>,
-    {
-        let visitor = self.wrap(visitor);
-        self.inner
-            .deserialize_unit_struct(name, visitor)
-            .map_err(Kept)
-    }
-
-    fn deserialize_newtype_struct<V>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error>
-    where
-        V: Visitor<'de>,
-    {
-        let visitor = self.wrap(visitor);
-        self.inner
-            .deserialize_newtype_struct(name, visitor)
-            .map_err(Kept)
-    }
-
-    fn deserialize_tuple<V>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error>
-    where
-        V: Visitor<'de>,
-    {
-        let visitor = self.wrap(visitor);
-        self.inner.deserialize_tuple(len, visitor).map_err(Kept)
-    }
-
-    fn deserialize_tuple_struct<V>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error>
-    where
-        V: Visitor<'de>,
-    {
-        let visitor = self.wrap(visitor);
-        self.inner
-            .deserialize_tuple_struct(name, len, visitor)
-            .map_err(Kept)
-    }
-
-    fn deserialize_struct<V>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error>
-    where
-        V: Visitor<'de>,
-    {
-        let visitor = self.wrap(visitor);
-        self.inner
-            .deserialize_struct(name, fields, visitor)
-            .map_err(Kept)
-    }
-
-    fn deserialize_enum<V>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error>
-    where
-        V: Visitor<'de>,
-    {
-        let visitor = self.wrap(visitor);
-        self.inner
-            .deserialize_enum(name, variants, visitor)
-            .map_err(Kept)
+    forward_deserialize! {
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
 
     fn is_human_readable(&self) -> bool {
