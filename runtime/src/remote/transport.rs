@@ -248,8 +248,10 @@ impl Transport {
         let Some(mut status) = association.link_status() else {
             return Err(LinkError::Quarantined { peer: peer.clone() });
         };
+        // A handshake timeout of `Duration::MAX` is valid (a link may take
+        // forever): the grace second saturates rather than overflowing.
         let settled = tokio::time::timeout(
-            self.timing.handshake + Duration::from_secs(1),
+            self.timing.handshake.saturating_add(Duration::from_secs(1)),
             status.wait_for(|status| *status != LinkStatus::Dialling),
         )
         .await;
