@@ -8,12 +8,45 @@
 
 use std::time::Duration;
 
+use tapio::prelude::*;
 use tapio::remote::RemoteSettings;
 use tapio::testkit::two_nodes;
+use tokio::sync::mpsc;
 use tokio::time::timeout;
 
 /// The bound on every wait.
 const T: Duration = Duration::from_secs(5);
+
+/// A message registered for the wire, so that a ref to its actor resolves.
+#[message(remote = "audit-panics.note.v1")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note(pub u64);
+
+/// An actor that hands every `Note` it receives to `to`.
+fn forwarder(to: mpsc::UnboundedSender<u64>) -> Behavior<Note> {
+    Behaviors::receive_message(move |Note(n): Note| {
+        let _ = to.send(n);
+    })
+    .into()
+}
+
+// A ref is `Send`, and `tell` is a plain call: telling a peer's actor from a thread
+// that no tokio runtime drives dials the peer on the system's own runtime, as a
+// local tell runs the actor there, and the message arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tell_to_a_peer_from_a_plain_thread_is_delivered() {
+    let nodes = two_nodes(RemoteSettings::loopback()).unwrap();
+    let (to, mut got) = mpsc::unbounded_channel();
+    nodes.b.spawn(forwarder(to), "sink").unwrap();
+    let on_b = nodes
+        .a
+        .resolve::<Note>(&format!("{}/user/sink", nodes.b.address()))
+        .unwrap();
+    let told = std::thread::spawn(move || on_b.tell(Note(7))).join();
+    assert!(told.is_ok(), "the tell from a plain thread panicked");
+    assert_eq!(timeout(T, got.recv()).await, Ok(Some(7)));
+    timeout(T, nodes.terminate()).await.unwrap();
+}
 
 // A handshake timeout of `Duration::MAX` is a valid setting (a link may take
 // forever); `reconnect` under it answers rather than panicking on the clock.

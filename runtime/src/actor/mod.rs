@@ -402,6 +402,9 @@ impl<P: Message> ActorRef<P> {
 
     /// Send a message. Never blocks, never fails: a message the actor can no longer
     /// take becomes a [`DeadLetter`](crate::DeadLetter) on the system's event stream.
+    /// It may be called from any thread, one a tokio runtime drives or not: the
+    /// actor, and for a peer's actor the connection that dials it, run on the
+    /// runtime the system was built in.
     ///
     /// Only messages the protocol accepts compile:
     ///

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::runtime::Handle;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
@@ -54,6 +55,10 @@ pub(crate) struct Transport {
     pub(super) tls: Option<TlsSettings>,
     timing: Timing,
     pub(super) system: Weak<SystemShared>,
+    /// The runtime the system was built in: every task of the links runs there,
+    /// whichever thread sends the frame that dials (a tell is a plain call, made
+    /// from any thread, a runtime's or not).
+    runtime: Handle,
     associations: Mutex<HashMap<Address, Arc<Association>>>,
     /// The faults injected toward each peer; kept across its associations.
     faults: Mutex<HashMap<Address, Arc<LinkFaults>>>,
@@ -75,22 +80,27 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Transport {
     /// The transport of the system `system`, accepting links on `listener`, over
-    /// `tls` if set.
+    /// `tls` if set, its tasks on `runtime`.
     pub(crate) fn start(
         system: &Arc<SystemShared>,
+        runtime: Handle,
         listener: std::net::TcpListener,
         secret: Vec<u8>,
         tls: Option<TlsSettings>,
         timing: Timing,
     ) -> std::io::Result<Arc<Self>> {
         listener.set_nonblocking(true)?;
-        let listener = TcpListener::from_std(listener)?;
+        let listener = {
+            let _inside = runtime.enter();
+            TcpListener::from_std(listener)?
+        };
         let transport = Arc::new(Self {
             me: system.address().clone(),
             secret,
             tls,
             timing,
             system: Arc::downgrade(system),
+            runtime,
             associations: Mutex::new(HashMap::new()),
             faults: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
@@ -98,14 +108,14 @@ impl Transport {
             accepting: Mutex::new(None),
             reading: watch::Sender::new(0),
         });
-        let accepting = tokio::spawn(accept_loop(listener, Arc::downgrade(&transport)));
+        let accepting = transport.runtime.spawn(accept_loop(listener, Arc::downgrade(&transport)));
         *locked(&transport.accepting) = Some(accepting);
         Ok(transport)
     }
 
     /// Run `task` as one of the links' tasks.
     pub(crate) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) -> AbortHandle {
-        let handle = tokio::spawn(task).abort_handle();
+        let handle = self.runtime.spawn(task).abort_handle();
         self.keep(handle.clone());
         handle
     }
@@ -172,7 +182,7 @@ impl Transport {
     pub(crate) fn open(self: &Arc<Self>, association: &Arc<Association>, id: u64) -> Outbound {
         let (queue, frames) = mpsc::channel(OUTBOUND_CAPACITY);
         let (status, watching) = watch::channel(LinkStatus::Dialling);
-        let writer = tokio::spawn(crate::remote::outbound::link_out(
+        let writer = self.runtime.spawn(crate::remote::outbound::link_out(
             association.clone(),
             id,
             frames,

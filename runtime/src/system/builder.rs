@@ -213,10 +213,11 @@ impl ActorSystemBuilder {
             }
             None => (Address::local(&settings.name), None),
         };
-        let system = ActorSystem::start(settings, address, registry, runtime);
+        let system = ActorSystem::start(settings, address, registry, runtime.clone());
         if let Some(listening) = listening {
             let transport = crate::remote::transport::Transport::start(
                 &system.shared,
+                runtime,
                 listening.listener,
                 listening.secret,
                 listening.tls,
