@@ -11,6 +11,8 @@ use std::time::Duration;
 use tapio::prelude::*;
 use tapio::remote::RemoteSettings;
 use tapio::testkit::two_nodes;
+use tapio::wire::{FrameHeader, WireLimits, WireProblem, encode_frame, encode_payload};
+use tapio::{Address, DeadLetter, DeadLetterReason};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
 
@@ -57,4 +59,56 @@ async fn reconnect_under_a_handshake_timeout_of_duration_max_answers() {
     let linked = timeout(T, nodes.a.reconnect(&peer)).await;
     assert_eq!(linked, Ok(Ok(())));
     timeout(T, nodes.terminate()).await.unwrap();
+}
+
+/// A URI of a path `depth` levels deep, on a peer nobody listens for.
+fn deep_uri(depth: usize) -> String {
+    format!("tapio://deep@127.0.0.1:9{}", "/a".repeat(depth))
+}
+
+// A path is a chain of nodes, each holding its parent: one as deep as a URI a peer
+// (or a caller) can write, within a frame's limit, is compared and dropped without
+// a recursion through its levels, which overflowed a thread's stack and aborted
+// the process.
+#[tokio::test(flavor = "current_thread")]
+async fn a_path_hundreds_of_thousands_of_levels_deep_is_compared_and_dropped() {
+    let system = ActorSystem::builder("deep")
+        .remote(RemoteSettings::loopback())
+        .build()
+        .unwrap();
+    let uri = deep_uri(300_000);
+    let first = system.resolve::<Note>(&uri).unwrap();
+    let second = system.resolve::<Note>(&uri).unwrap();
+    assert_eq!(first.path().depth(), 300_000);
+    assert!(first.path() == second.path(), "the two paths are equal");
+    drop((first, second));
+    timeout(T, system.terminate()).await.unwrap();
+}
+
+// The same depth from a peer: a frame for a path 300,000 levels below `/user`, within the
+// default frame limit, is refused as a dead letter naming that path and the peer,
+// and the process goes on (the letter's path was dropped level by level before).
+#[tokio::test(flavor = "current_thread")]
+async fn a_frame_for_a_path_hundreds_of_thousands_of_levels_deep_is_a_dead_letter() {
+    let system = ActorSystem::new("deep-frame").unwrap();
+    let mut letters = system.events().subscribe::<DeadLetter>();
+    let recipient = format!("/user{}", "/a".repeat(300_000));
+    let header = FrameHeader {
+        key: "audit-panics.note.v1",
+        recipient: &recipient,
+        uid: 0,
+        reply_to: None,
+    };
+    let frame = encode_frame(&header, &encode_payload(&Note(1)).unwrap(), &WireLimits::DEFAULT)
+        .unwrap();
+    let peer = Address::local("peer");
+    assert_eq!(
+        system.deliver_frame(&peer, &frame),
+        Err(WireProblem::NoRecipient)
+    );
+    let letter = timeout(T, letters.recv()).await.unwrap().unwrap();
+    assert_eq!(letter.recipient().depth(), 300_001);
+    assert_eq!(letter.reason(), &DeadLetterReason::FromPeer { peer, problem: WireProblem::NoRecipient });
+    drop(letter);
+    timeout(T, system.terminate()).await.unwrap();
 }

@@ -137,6 +137,39 @@ enum Link {
     Child(ActorPath),
 }
 
+/// Paths up to this deep are dropped as the compiler drops them, one nested call a
+/// level; a deeper one, as a peer's URI can be (a frame of 1 MiB holds a path
+/// 500,000 levels deep), is let go of in a loop.
+const DROPPED_IN_A_LOOP_PAST: usize = 64;
+
+impl Drop for Node {
+    /// A node holds its parent, so the compiler's drop of a path no one else holds
+    /// nests one call per level, and a deep one overflowed the thread's stack (an
+    /// abort, not a panic). Past `DROPPED_IN_A_LOOP_PAST` levels, each ancestor only
+    /// this path held is taken out in turn, its own parent swapped for the root
+    /// (which outlives them all), and dropped with nothing left to recurse into.
+    fn drop(&mut self) {
+        if self.depth <= DROPPED_IN_A_LOOP_PAST {
+            return;
+        }
+        let Link::Child(parent) = &mut self.link else {
+            return;
+        };
+        let root = parent.top().clone();
+        let mut next = std::mem::replace(parent, root.clone());
+        while next.0.depth > DROPPED_IN_A_LOOP_PAST {
+            // Another path still holds this ancestor, and so everything above it.
+            let Some(mut node) = Arc::into_inner(next.0) else {
+                return;
+            };
+            let Link::Child(parent) = &mut node.link else {
+                return;
+            };
+            next = std::mem::replace(parent, root.clone());
+        }
+    }
+}
+
 impl ActorPath {
     /// The longest name an actor can have, in bytes. Names are ASCII, so this is also
     /// the longest in characters.
@@ -171,6 +204,15 @@ impl ActorPath {
             Link::Root(_) => None,
             Link::Child(parent) => Some(parent),
         }
+    }
+
+    /// The root `/` this path hangs from.
+    fn top(&self) -> &ActorPath {
+        let mut at = self;
+        while let Link::Child(parent) = &at.0.link {
+            at = parent;
+        }
+        at
     }
 
     /// The address of the system the actor lives in.
@@ -225,17 +267,23 @@ impl ActorPath {
 }
 
 impl PartialEq for ActorPath {
+    /// Level by level from the leaves up, in a loop: a path may be as deep as a
+    /// peer's URI, too deep to compare by recursion.
     fn eq(&self, other: &Self) -> bool {
-        if Arc::ptr_eq(&self.0, &other.0) {
-            return true;
-        }
-        self.0.depth == other.0.depth
-            && self.0.name.as_str() == other.0.name.as_str()
-            && match (&self.0.link, &other.0.link) {
-                (Link::Root(a), Link::Root(b)) => a == b,
-                (Link::Child(a), Link::Child(b)) => a == b,
-                _ => false,
+        let (mut a, mut b) = (self, other);
+        loop {
+            if Arc::ptr_eq(&a.0, &b.0) {
+                return true;
             }
+            if a.0.depth != b.0.depth || a.0.name.as_str() != b.0.name.as_str() {
+                return false;
+            }
+            match (&a.0.link, &b.0.link) {
+                (Link::Root(x), Link::Root(y)) => return x == y,
+                (Link::Child(x), Link::Child(y)) => (a, b) = (x, y),
+                _ => return false,
+            }
+        }
     }
 }
 
