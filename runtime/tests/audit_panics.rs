@@ -99,8 +99,12 @@ async fn a_frame_for_a_path_hundreds_of_thousands_of_levels_deep_is_a_dead_lette
         uid: 0,
         reply_to: None,
     };
-    let frame = encode_frame(&header, &encode_payload(&Note(1)).unwrap(), &WireLimits::DEFAULT)
-        .unwrap();
+    let frame = encode_frame(
+        &header,
+        &encode_payload(&Note(1)).unwrap(),
+        &WireLimits::DEFAULT,
+    )
+    .unwrap();
     let peer = Address::local("peer");
     assert_eq!(
         system.deliver_frame(&peer, &frame),
@@ -108,7 +112,13 @@ async fn a_frame_for_a_path_hundreds_of_thousands_of_levels_deep_is_a_dead_lette
     );
     let letter = timeout(T, letters.recv()).await.unwrap().unwrap();
     assert_eq!(letter.recipient().depth(), 300_001);
-    assert_eq!(letter.reason(), &DeadLetterReason::FromPeer { peer, problem: WireProblem::NoRecipient });
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::FromPeer {
+            peer,
+            problem: WireProblem::NoRecipient
+        }
+    );
     drop(letter);
     timeout(T, system.terminate()).await.unwrap();
 }

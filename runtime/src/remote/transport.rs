@@ -108,7 +108,9 @@ impl Transport {
             accepting: Mutex::new(None),
             reading: watch::Sender::new(0),
         });
-        let accepting = transport.runtime.spawn(accept_loop(listener, Arc::downgrade(&transport)));
+        let accepting = transport
+            .runtime
+            .spawn(accept_loop(listener, Arc::downgrade(&transport)));
         *locked(&transport.accepting) = Some(accepting);
         Ok(transport)
     }
