@@ -1,0 +1,1316 @@
+//! A thirteenth outside-in sweep, written from the promises (S1..S49 in SEMANTICS.md),
+//! README.md, docs/testing.md and the rustdoc of the public API only. It goes after
+//! combinations and edge orders that single-feature tests miss:
+//!
+//! 1. Supervision (S10, S11, S16, S17): clauses match the error's own type, not its
+//!    source; a `Failure` returned by a handler, bare or boxed; a `ChildFailed`
+//!    handler failing with the child's failure; a death pact escalated to the
+//!    guardian; an escalation to the guardian under a storm of tells, with every
+//!    message handled or lettered.
+//! 2. Watching across restarts (S14, S18): a watch made in a handler is dropped by
+//!    the watcher's restart, one made in setup is made again and heard once.
+//! 3. Backoff (S2, S12, S13, S22, S23, S25): a name taken during a backoff; an ask
+//!    that times out during a backoff and its late answer; a fixed-rate timer from
+//!    setup on its exact schedule across a backoff; a timer started in `PreRestart`.
+//! 4. Mailboxes (S29, S30, S31, S16): waiting offers when their target is stopped;
+//!    a fail-overflow escalated to the parent.
+//! 5. Ask (S21, S22, S23, S31): a reply ref handed to a worker whose target stops;
+//!    answers given twice.
+//! 6. Dead letters (S49, S31): bounded, unbounded and dropped subscriptions under a
+//!    storm from several tasks.
+//! 7. Termination (S19, S31): terminate amid timers, waiting offers, stashed asks,
+//!    backoffs and queued tells, with every message accounted for.
+//!
+//! Every wait is bounded; timing is asserted only under tokio's paused clock.
+
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/outside.rs"]
+mod outside;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
+use tapio::{
+    AskError, Backoff, BoxError, DeadLetter, DeadLetterReason, Failure, MailboxConfig,
+    OverflowStrategy,
+};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, timeout};
+
+use outside::{Boom, Other, T, describe, expect_lines, letters, letters_for, ms, next};
+
+// =================================================================================
+// helpers
+// =================================================================================
+
+/// A request answered with a `u64`, carrying its reply ref.
+#[message]
+pub struct Q {
+    pub n: u64,
+    pub reply_to: ActorRef<u64>,
+}
+
+/// An error whose source is a `Boom`: it is not a `Boom` itself.
+#[derive(Debug, thiserror::Error)]
+#[error("wrapped")]
+pub struct Wrapped(#[source] pub Boom);
+
+fn climbed(failure: &Failure) -> Vec<String> {
+    failure.climbed().iter().map(|p| p.to_string()).collect()
+}
+
+/// Counts the setups and the handled numbers of an actor that fails on 0 with
+/// `fail` and reports "setup N" and "got n" on `to`.
+fn reporting(
+    to: ActorRef<String>,
+    fail: fn() -> Result<(), BoxError>,
+) -> impl Fn(&mut ActorContext<u64>) -> Behavior<u64> + Send + Sync + Clone + 'static {
+    let setups = Arc::new(AtomicU64::new(0));
+    move |_ctx: &mut ActorContext<u64>| {
+        let run = setups.fetch_add(1, SeqCst) + 1;
+        to.tell(format!("setup {run}"));
+        let to = to.clone();
+        let sum = Arc::new(AtomicU64::new(0));
+        Behaviors::receive_message(move |n: u64| {
+            if n == 0 {
+                return fail();
+            }
+            let s = sum.fetch_add(n, SeqCst) + n;
+            to.tell(format!("sum {s}"));
+            Ok(())
+        })
+        .into()
+    }
+}
+
+// =================================================================================
+// 1. Supervision (S10, S11, S16, S17)
+// =================================================================================
+
+/// S10: a clause matches the failure by the type of the error, not by its source
+/// chain: an error whose `source()` is a `Boom` is not decided by the `Boom` clause
+/// (resume) but by the catch-all (restart), which runs setup again.
+#[tapio::test(start_paused = true)]
+async fn s10_a_clause_matches_the_errors_own_type_not_its_source(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(reporting(
+                probe.actor_ref().clone(),
+                || Err(Box::new(Wrapped(Boom))),
+            )))
+            .on_failure::<Boom>(SupervisorStrategy::resume())
+            .on_any_failure(SupervisorStrategy::restart()),
+            "wrapped",
+        )
+        .unwrap();
+    expect_lines(&mut probe, &["setup 1"]).await;
+    actor.tell(2_u64);
+    actor.tell(0_u64);
+    actor.tell(3_u64);
+    // Restarted (fresh sum), not resumed (which would say "sum 5").
+    expect_lines(&mut probe, &["sum 2", "setup 2", "sum 3"]).await;
+}
+
+/// S10, S11: a handler may fail with a `Failure` itself, bare or in a `BoxError`: it
+/// is matched by the error inside it, as the docs of `Failure::from_boxed` and
+/// `IntoFailure` say ("a Failure in the box comes out as itself").
+#[tapio::test(start_paused = true)]
+async fn s10_s11_a_failure_returned_bare_or_boxed_is_matched_by_the_error_inside(
+    system: ActorSystem,
+) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let setups = Arc::new(AtomicU64::new(0));
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |_ctx: &mut ActorContext<u64>| {
+                let run = setups.fetch_add(1, SeqCst) + 1;
+                to.tell(format!("setup {run}"));
+                let to = to.clone();
+                let sum = Arc::new(AtomicU64::new(0));
+                Behaviors::receive_message(move |n: u64| -> Result<(), BoxError> {
+                    match n {
+                        0 => Err(Box::new(Failure::new(Boom))),
+                        1 => Err(Box::new(Failure::new(Other))),
+                        _ => {
+                            let s = sum.fetch_add(n, SeqCst) + n;
+                            to.tell(format!("sum {s}"));
+                            Ok(())
+                        }
+                    }
+                })
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::resume())
+            .on_failure::<Other>(SupervisorStrategy::restart())
+            .on_any_failure(SupervisorStrategy::stop()),
+            "failing-failures",
+        )
+        .unwrap();
+    probe.watch(&actor);
+    expect_lines(&mut probe, &["setup 1"]).await;
+    actor.tell(2_u64);
+    actor.tell(0_u64); // a boxed Failure(Boom): resumed
+    actor.tell(3_u64);
+    actor.tell(1_u64); // a boxed Failure(Other): restarted
+    actor.tell(4_u64);
+    expect_lines(&mut probe, &["sum 2", "sum 5", "setup 2", "sum 4"]).await;
+
+    // And a bare `Failure` as the handler's error type.
+    let to = probe.actor_ref().clone();
+    let bare = system
+        .spawn(
+            Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
+                if n == 0 {
+                    return Err(Failure::new(Boom));
+                }
+                to.tell(format!("bare {n}"));
+                Ok(())
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::resume())
+            .on_any_failure(SupervisorStrategy::stop()),
+            "bare",
+        )
+        .unwrap();
+    probe.watch(&bare);
+    bare.tell(0_u64);
+    bare.tell(7_u64);
+    expect_lines(&mut probe, &["bare 7"]).await;
+    probe.expect_no_termination(ms(50)).await;
+}
+
+/// S16, S17: a parent whose `ChildFailed` handler fails with the child's own
+/// failure (a clone of it), escalating: the guardian's failure is the child's
+/// error, it begins at the child, ends at `/user`, and names no actor twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s16_s17_a_child_failed_handler_failing_with_the_childs_failure_climbs_once_per_actor() {
+    let system = ActorSystem::new("refail").unwrap();
+    let (leaf_tx, mut leaf_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let parent = Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+        let child = ctx
+            .spawn(
+                Behaviors::supervise(Behaviors::receive_message(|_: u64| Err::<(), _>(Boom)))
+                    .on_any_failure(SupervisorStrategy::escalate()),
+                "child",
+            )
+            .unwrap();
+        let _ = leaf_tx.send(child);
+        Behaviors::receive_message(|_: u64| ()).on_signal(|_ctx, signal| match signal {
+            Signal::ChildFailed(failed) => Err(failed.failure().clone()),
+            _ => Ok(Behaviors::same()),
+        })
+    }))
+    .on_any_failure(SupervisorStrategy::escalate());
+    system.spawn(parent, "parent").unwrap();
+    let child = next(&mut leaf_rx).await;
+    child.tell(1_u64);
+    let failure = timeout(T, system.when_terminated())
+        .await
+        .expect("the escalation ends the system")
+        .expect_err("with a failure");
+    assert!(failure.is::<Boom>(), "{failure}");
+    let paths = climbed(&failure);
+    assert_eq!(
+        paths.first().map(String::as_str),
+        Some("/user/parent/child")
+    );
+    assert_eq!(paths.last().map(String::as_str), Some("/user"));
+    let mut unique = paths.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), paths.len(), "a path named twice: {paths:?}");
+    assert_eq!(paths, ["/user/parent/child", "/user/parent", "/user"]);
+    timeout(T, system.terminate()).await.unwrap();
+    assert_eq!(system.live_actors(), 0);
+}
+
+/// S18, S16, S17: a watcher without a `Terminated` handler fails with `DeathPact`;
+/// a clause escalates it, its parent escalates too, and the system ends with the
+/// death pact as its failure, climbed from the watcher to `/user`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s18_s16_s17_a_death_pact_escalated_to_the_guardian_ends_the_system_with_it() {
+    let system = ActorSystem::new("pact").unwrap();
+    let target = system.spawn(Behaviors::ignore::<u64>(), "target").unwrap();
+    let watched = target.clone();
+    let (ready_tx, mut ready_rx) = mpsc::unbounded_channel::<()>();
+    let parent = Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+        let watched = watched.clone();
+        let ready = ready_tx.clone();
+        ctx.spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                ctx.watch(&watched);
+                let _ = ready.send(());
+                Behaviors::receive_message(|_: u64| ())
+            }))
+            .on_failure::<tapio::DeathPact>(SupervisorStrategy::escalate())
+            .on_any_failure(SupervisorStrategy::stop()),
+            "watcher",
+        )
+        .unwrap();
+        Behaviors::receive_message(|_: u64| ())
+    }))
+    .on_any_failure(SupervisorStrategy::escalate());
+    system.spawn(parent, "parent").unwrap();
+    next(&mut ready_rx).await;
+    system.stop(&target).unwrap();
+    let failure = timeout(T, system.when_terminated())
+        .await
+        .expect("the death pact ends the system")
+        .expect_err("with a failure");
+    assert!(failure.is::<tapio::DeathPact>(), "{failure}");
+    assert_eq!(
+        climbed(&failure),
+        ["/user/parent/watcher", "/user/parent", "/user"]
+    );
+    timeout(T, system.terminate()).await.unwrap();
+    assert_eq!(system.live_actors(), 0);
+}
+
+/// S17, S31, S3: while producers tell every level of `/user/a/b/c` and a bystander,
+/// the leaf escalates to the guardian. Every message told is either handled or a
+/// dead letter, exactly once, and the system ends with the leaf's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s17_s31_an_escalation_to_the_guardian_under_a_storm_of_tells_loses_nothing() {
+    for round in 0..3 {
+        let system = ActorSystem::new(&format!("storm-{round}")).unwrap();
+        let mut dead = letters(&system);
+        let handled: Arc<std::sync::Mutex<BTreeMap<String, u64>>> = Arc::default();
+        let (refs_tx, mut refs_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+
+        fn level(
+            names: &'static [&'static str],
+            handled: Arc<std::sync::Mutex<BTreeMap<String, u64>>>,
+            refs: mpsc::UnboundedSender<ActorRef<u64>>,
+        ) -> Behavior<u64> {
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let _ = refs.send(ctx.self_ref().clone());
+                if names.len() > 1 {
+                    ctx.spawn(level(&names[1..], handled.clone(), refs.clone()), names[1])
+                        .unwrap();
+                }
+                let me = ctx.path().to_string();
+                let handled = handled.clone();
+                Behaviors::receive_message(move |n: u64| {
+                    *handled.lock().unwrap().entry(me.clone()).or_default() += 1;
+                    if n == u64::MAX { Err(Boom) } else { Ok(()) }
+                })
+            }))
+            .on_any_failure(SupervisorStrategy::escalate())
+            .into()
+        }
+        static NAMES: [&str; 3] = ["a", "b", "c"];
+        system
+            .spawn(level(&NAMES, handled.clone(), refs_tx.clone()), "a")
+            .unwrap();
+        let counter = handled.clone();
+        let bystander = system
+            .spawn(
+                Behaviors::receive_message(move |_: u64| {
+                    *counter
+                        .lock()
+                        .unwrap()
+                        .entry("/user/bystander".into())
+                        .or_default() += 1;
+                }),
+                "bystander",
+            )
+            .unwrap();
+        let mut targets = vec![bystander];
+        for _ in 0..3 {
+            targets.push(next(&mut refs_rx).await);
+        }
+        let leaf = targets[3].clone();
+        assert_eq!(leaf.path().to_string(), "/user/a/b/c");
+        const EACH: u64 = 500;
+        let mut producers = Vec::new();
+        for p in 0..4_u64 {
+            let targets = targets.clone();
+            producers.push(tokio::spawn(async move {
+                for i in 0..EACH {
+                    targets[((i + p) % 4) as usize].tell(i);
+                    if i % 64 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+            }));
+        }
+        tokio::task::yield_now().await;
+        leaf.tell(u64::MAX);
+        for producer in producers {
+            timeout(T, producer).await.unwrap().unwrap();
+        }
+        let failure = timeout(T, system.when_terminated())
+            .await
+            .unwrap()
+            .expect_err("the leaf's failure");
+        assert!(failure.is::<Boom>(), "{failure}");
+        // Each target was told EACH messages (the leaf one more).
+        let deadline = Instant::now() + T;
+        let mut lettered: BTreeMap<String, u64> = BTreeMap::new();
+        loop {
+            let handled_now = handled.lock().unwrap().clone();
+            let all = targets.iter().all(|t| {
+                let path = t.path().to_string();
+                let sent = EACH + u64::from(path == "/user/a/b/c");
+                handled_now.get(&path).copied().unwrap_or(0)
+                    + lettered.get(&path).copied().unwrap_or(0)
+                    == sent
+            });
+            if all {
+                break;
+            }
+            match tokio::time::timeout_at(deadline, dead.recv()).await {
+                Ok(Some(letter)) => {
+                    assert!(letter.is::<u64>(), "{}", describe(&letter));
+                    *lettered.entry(letter.recipient().to_string()).or_default() += 1;
+                }
+                _ => panic!(
+                    "round {round}: not every message accounted for: handled {handled_now:?}, lettered {lettered:?}"
+                ),
+            }
+        }
+        // And nothing more comes: no message was both handled and lettered.
+        assert!(dead.try_recv().is_none());
+        assert_eq!(system.live_actors(), 0);
+    }
+}
+
+// =================================================================================
+// 2. Watching across restarts (S14, S18)
+// =================================================================================
+
+#[message]
+pub enum Watcher {
+    Watch(ActorRef<u64>),
+    Fail,
+}
+
+/// S14, S18: the supervision docs: "Watches the old incarnation held are dropped;
+/// setup watches again what it needs". A watch made in a handler does not survive
+/// the watcher's restart (no `Terminated`, so no death pact either); a watch made
+/// in setup is made again by each incarnation and heard exactly once.
+#[tapio::test(start_paused = true)]
+async fn s14_s18_a_handlers_watch_ends_with_a_restart_and_a_setups_watch_is_heard_once(
+    system: ActorSystem,
+) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let in_setup = system
+        .spawn(Behaviors::ignore::<u64>(), "in-setup")
+        .unwrap();
+    let watched = in_setup.clone();
+    let setups = Arc::new(AtomicU64::new(0));
+    let watcher = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<Watcher>| {
+                ctx.watch(&watched);
+                let run = setups.fetch_add(1, SeqCst) + 1;
+                to.tell(format!("setup {run}"));
+                let on_signal = to.clone();
+                let to = to.clone();
+                Behaviors::receive(move |ctx, message: Watcher| match message {
+                    Watcher::Watch(target) => {
+                        ctx.watch(&target);
+                        to.tell(format!("watching {}", target.path().name()));
+                        Ok(Behaviors::same())
+                    }
+                    Watcher::Fail => Err(Boom),
+                })
+                .on_signal(move |_ctx, signal| {
+                    if let Signal::Terminated(t) = signal {
+                        on_signal.tell(format!("terminated {}", t.actor().path().name()));
+                    }
+                    Behaviors::same()
+                })
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::restart())
+            .on_any_failure(SupervisorStrategy::stop()),
+            "watcher",
+        )
+        .unwrap();
+    probe.watch(&watcher);
+    expect_lines(&mut probe, &["setup 1"]).await;
+    let in_handler = system
+        .spawn(Behaviors::ignore::<u64>(), "in-handler")
+        .unwrap();
+    watcher.tell(Watcher::Watch(in_handler.clone()));
+    expect_lines(&mut probe, &["watching in-handler"]).await;
+    watcher.tell(Watcher::Fail);
+    watcher.tell(Watcher::Fail);
+    expect_lines(&mut probe, &["setup 2", "setup 3"]).await;
+    system.stop(&in_handler).unwrap();
+    system.stop(&in_setup).unwrap();
+    expect_lines(&mut probe, &["terminated in-setup"]).await;
+    probe.expect_no_message(ms(200)).await;
+    probe.expect_no_termination(ms(10)).await;
+}
+
+/// S18: watch, unwatch, watch and watch again of a live target: one watch stands,
+/// and its `Terminated` comes exactly once.
+#[tapio::test(start_paused = true)]
+async fn s18_watch_unwatch_watch_watch_of_a_live_target_hears_one_terminated(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let target = system.spawn(Behaviors::ignore::<u64>(), "target").unwrap();
+    let watched = target.clone();
+    let _watcher = system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                ctx.watch(&watched);
+                ctx.unwatch(&watched);
+                ctx.watch(&watched);
+                ctx.watch(&watched);
+                to.tell("set".to_string());
+                let to = to.clone();
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |_ctx, signal| {
+                    if let Signal::Terminated(t) = signal {
+                        to.tell(format!("terminated {}", t.actor().path().name()));
+                    }
+                })
+            }),
+            "watcher",
+        )
+        .unwrap();
+    expect_lines(&mut probe, &["set"]).await;
+    system.stop(&target).unwrap();
+    expect_lines(&mut probe, &["terminated target"]).await;
+    probe.expect_no_message(ms(200)).await;
+}
+
+// =================================================================================
+// 3. Backoff (S2, S12, S13, S22, S23, S25)
+// =================================================================================
+
+fn fixed_backoff(d: Duration) -> Backoff {
+    Backoff::new(d, d, 0.0).unwrap()
+}
+
+/// S13, S22: an ask sent while its target backs off times out at its deadline; the
+/// next incarnation still handles the request (nothing is lost), and its answer,
+/// now late, is a dead letter `AskEnded` carrying the value.
+#[tapio::test(start_paused = true)]
+async fn s13_s22_an_ask_timing_out_during_a_backoff_is_answered_late_into_a_letter(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::receive_message(|q: Q| {
+                if q.n == 0 {
+                    return Err(Boom);
+                }
+                q.reply_to.tell(q.n * 10);
+                Ok(())
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart().with_backoff(fixed_backoff(Duration::from_secs(1))),
+            ),
+            "slow-back",
+        )
+        .unwrap();
+    let (sink, _keep) = (
+        system.spawn(Behaviors::ignore::<u64>(), "sink").unwrap(),
+        (),
+    );
+    actor.tell(Q {
+        n: 0,
+        reply_to: sink,
+    });
+    // Let the failure happen: the actor is now absent for a second.
+    tokio::time::sleep(ms(10)).await;
+    let started = Instant::now();
+    let asked = actor
+        .ask_with(|reply_to| Q { n: 4, reply_to })
+        .timeout(ms(100))
+        .await;
+    assert!(matches!(asked, Err(AskError::Timeout { .. })), "{asked:?}");
+    assert_eq!(started.elapsed(), ms(100));
+    let deadline = Instant::now() + T;
+    let letter = loop {
+        let letter = tokio::time::timeout_at(deadline, dead.recv())
+            .await
+            .expect("the late answer is lettered")
+            .unwrap();
+        if letter.is::<u64>() {
+            break letter;
+        }
+    };
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::AskEnded,
+        "{}",
+        describe(&letter)
+    );
+    assert_eq!(letter.take_message::<u64>(), Some(40));
+    // The answer came from the next incarnation, a second after the failure.
+    assert!(started.elapsed() >= ms(980), "{:?}", started.elapsed());
+}
+
+/// S2, S13, S12: while an actor backs off it is absent, not dead: its name stays
+/// taken. When the restart limit is used up it stops, and once a watcher has heard
+/// `Terminated` the name is free again.
+#[tapio::test(start_paused = true)]
+async fn s2_s13_a_name_stays_taken_during_a_backoff_and_frees_after_the_limit_stops_it(
+    system: ActorSystem,
+) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let flaky = system
+        .spawn(
+            Behaviors::supervise(Behaviors::receive_message(|n: u64| {
+                if n == 0 { Err(Boom) } else { Ok(()) }
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart()
+                    .with_limit(1, Duration::from_secs(60))
+                    .unwrap()
+                    .with_backoff(fixed_backoff(Duration::from_secs(1))),
+            ),
+            "flaky",
+        )
+        .unwrap();
+    probe.watch(&flaky);
+    flaky.tell(0_u64);
+    tokio::time::sleep(ms(10)).await;
+    let again = system.spawn(Behaviors::ignore::<u64>(), "flaky");
+    assert!(
+        matches!(again, Err(tapio::SpawnError::NameTaken { .. })),
+        "{again:?}"
+    );
+    // Still absent: the tell waits for the next incarnation, which fails again and
+    // uses up the limit.
+    flaky.tell(0_u64);
+    probe.expect_no_termination(ms(900)).await;
+    probe.expect_terminated(&flaky, T).await;
+    let reborn = system.spawn(Behaviors::ignore::<u64>(), "flaky").unwrap();
+    assert_ne!(reborn.uid(), flaky.uid());
+}
+
+#[message]
+#[derive(Clone)]
+pub struct Tick;
+
+/// S25, S12, S14: a fixed-rate timer started in a `with_timers` inside `supervise`
+/// ticks on its schedule, is cancelled by the failure, is silent for the whole
+/// backoff, and starts again from the new incarnation's start: exact instants on
+/// the paused clock.
+#[tapio::test(start_paused = true)]
+async fn s25_s12_a_fixed_rate_timer_from_setup_stops_for_the_backoff_and_starts_over(
+    system: ActorSystem,
+) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let zero = Instant::now();
+    let _ticker = system
+        .spawn(
+            Behaviors::supervise(Behaviors::with_timers(move |timers| {
+                timers.start_fixed_rate("tick", Tick, ms(100)).unwrap();
+                let to = to.clone();
+                to.tell(format!("start @{}", zero.elapsed().as_millis()));
+                let ticks = AtomicU64::new(0);
+                Behaviors::receive_message(move |_: Tick| {
+                    let n = ticks.fetch_add(1, SeqCst) + 1;
+                    to.tell(format!("tick {n} @{}", zero.elapsed().as_millis()));
+                    if n == 3 { Err(Boom) } else { Ok(()) }
+                })
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart().with_backoff(fixed_backoff(Duration::from_secs(1))),
+            ),
+            "ticker",
+        )
+        .unwrap();
+    expect_lines(
+        &mut probe,
+        &[
+            "start @0",
+            "tick 1 @100",
+            "tick 2 @200",
+            "tick 3 @300",
+            "start @1300",
+            "tick 1 @1400",
+            "tick 2 @1500",
+        ],
+    )
+    .await;
+}
+
+/// S25, S15, S14: a timer started from the `PreRestart` handler belongs to the
+/// incarnation that is being replaced: the restart cancels it, the new
+/// incarnation does not see it active, and its tick never comes.
+#[tapio::test(start_paused = true)]
+async fn s25_s15_a_timer_started_in_pre_restart_is_cancelled_by_that_restart(system: ActorSystem) {
+    #[message]
+    #[derive(Clone)]
+    pub enum Pr {
+        Fail,
+        Ask,
+        Late,
+    }
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |_ctx: &mut ActorContext<Pr>| {
+                let to = to.clone();
+                let on_signal = to.clone();
+                Behaviors::receive(move |ctx, message: Pr| match message {
+                    Pr::Fail => Err(Boom),
+                    Pr::Ask => {
+                        to.tell(format!("active {}", ctx.timers().is_active("late")));
+                        Ok(Behaviors::same())
+                    }
+                    Pr::Late => {
+                        to.tell("late tick".to_string());
+                        Ok(Behaviors::same())
+                    }
+                })
+                .on_signal(move |ctx, signal| {
+                    if *signal == Signal::PreRestart {
+                        ctx.timers().start_single_timer("late", Pr::Late, ms(50));
+                        ctx.timers()
+                            .start_fixed_rate("late-rate", Pr::Late, ms(20))
+                            .unwrap();
+                        on_signal.tell("pre-restart".to_string());
+                    }
+                    Behaviors::same()
+                })
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::restart()),
+            "pre",
+        )
+        .unwrap();
+    actor.tell(Pr::Fail);
+    actor.tell(Pr::Ask);
+    expect_lines(&mut probe, &["pre-restart", "active false"]).await;
+    probe.expect_no_message(Duration::from_secs(1)).await;
+}
+
+/// S13, S23, S15: a parent stops its child while the child backs off with an ask
+/// queued in its mailbox: the ask fails at once with `TargetTerminated`, long
+/// before its deadline.
+#[tapio::test(start_paused = true)]
+async fn s13_s23_an_ask_queued_during_a_backoff_fails_at_once_when_the_parent_stops_it(
+    system: ActorSystem,
+) {
+    let (child_tx, mut child_rx) = mpsc::unbounded_channel::<ActorRef<Q>>();
+    let parent = system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let child: ActorRef<Q> = ctx
+                    .spawn(
+                        Behaviors::supervise(Behaviors::receive_message(|q: Q| {
+                            if q.n == 0 {
+                                return Err(Boom);
+                            }
+                            q.reply_to.tell(q.n);
+                            Ok(())
+                        }))
+                        .on_failure::<Boom>(
+                            SupervisorStrategy::restart()
+                                .with_backoff(fixed_backoff(Duration::from_secs(600))),
+                        ),
+                        "child",
+                    )
+                    .unwrap();
+                let _ = child_tx.send(child.clone());
+                Behaviors::receive(move |ctx, _: u64| {
+                    ctx.stop(&child).unwrap();
+                    Behaviors::same()
+                })
+            }),
+            "parent",
+        )
+        .unwrap();
+    let child = next(&mut child_rx).await;
+    let sink = system.spawn(Behaviors::ignore::<u64>(), "sink").unwrap();
+    child.tell(Q {
+        n: 0,
+        reply_to: sink,
+    });
+    tokio::time::sleep(ms(10)).await;
+    let ask = child
+        .ask_with(|reply_to| Q { n: 5, reply_to })
+        .timeout(Duration::from_secs(3600));
+    let asked = tokio::spawn(ask.into_future());
+    tokio::time::sleep(ms(10)).await;
+    let started = Instant::now();
+    parent.tell(1_u64);
+    let asked = timeout(T, asked).await.unwrap().unwrap();
+    assert!(
+        matches!(asked, Err(AskError::TargetTerminated { .. })),
+        "{asked:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+// =================================================================================
+// 4. Mailboxes (S29, S30, S31, S16)
+// =================================================================================
+
+/// A behavior whose first message parks its handler on `gate` until it opens; it
+/// reports "got n" for each message on `to`.
+fn gated(to: ActorRef<String>, gate: Arc<tokio::sync::Notify>) -> Behavior<u64> {
+    Behaviors::receive_message_async(async move |n: u64| {
+        if n == 1 {
+            gate.notified().await;
+        }
+        to.tell(format!("got {n}"));
+    })
+    .into()
+}
+
+/// S30, S31, S19: offers waiting for room in a full bounded mailbox resolve `false`
+/// as soon as their target is stopped (not at their own deadline), and the queued
+/// tell and each refused offer are one dead letter each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s30_s31_waiting_offers_resolve_false_when_their_target_is_stopped() {
+    for round in 0..5 {
+        let system = ActorSystem::new(&format!("offers-{round}")).unwrap();
+        let mut dead = letters(&system);
+        let mut probe = TestProbe::<String>::new(&system);
+        let gate = Arc::new(tokio::sync::Notify::new());
+        let actor = system
+            .spawn_with(
+                gated(probe.actor_ref().clone(), gate.clone()),
+                "gated",
+                MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
+            )
+            .unwrap();
+        actor.tell(1_u64);
+        // Wait until the first message is in hand: the mailbox then has room for one.
+        let mut offered = actor.offer(2_u64);
+        let deadline = Instant::now() + T;
+        loop {
+            if timeout(ms(1), &mut offered).await.is_ok() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the second message never fit");
+        }
+        let a = actor.clone();
+        let waiting = tokio::spawn(async move { a.offer(3_u64).await });
+        let a = actor.clone();
+        let within =
+            tokio::spawn(async move { a.offer_within(4_u64, Duration::from_secs(60)).await });
+        tokio::time::sleep(ms(20)).await;
+        assert!(!waiting.is_finished() && !within.is_finished());
+        let started = Instant::now();
+        system.stop(&actor).unwrap();
+        assert!(!timeout(T, waiting).await.unwrap().unwrap());
+        assert!(!timeout(T, within).await.unwrap().unwrap());
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let got = letters_for(&mut dead, actor.path(), 3).await;
+        let mut values: Vec<u64> = got
+            .iter()
+            .map(|l| l.take_message::<u64>().unwrap())
+            .collect();
+        values.sort_unstable();
+        assert_eq!(
+            values,
+            [2, 3, 4],
+            "{:?}",
+            got.iter().map(describe).collect::<Vec<_>>()
+        );
+        probe.expect_no_message(ms(20)).await;
+        gate.notify_waiters();
+        timeout(T, system.terminate()).await.unwrap();
+    }
+}
+
+/// S29, S16, S31: a child with a bounded fail-on-overflow mailbox escalates its
+/// `MailboxOverflow`: the parent's signal handler sees `ChildFailed` with it and the
+/// capacity, a `resume` clause keeps the parent running, and the overflowing
+/// message is a `MailboxFull` letter while the queued ones are lettered as the
+/// child stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s29_s16_s31_a_fail_overflow_escalated_reaches_the_parent_and_letters_the_rest() {
+    let system = ActorSystem::new("overflow-up").unwrap();
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let (child_tx, mut child_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let child_gate = gate.clone();
+    let parent = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<String>| {
+                let child = ctx
+                    .spawn_with(
+                        Behaviors::supervise(gated(to.clone(), child_gate.clone()))
+                            .on_any_failure(SupervisorStrategy::escalate()),
+                        "child",
+                        MailboxConfig::bounded(2, OverflowStrategy::Fail).unwrap(),
+                    )
+                    .unwrap();
+                let _ = child_tx.send(child);
+                let to = to.clone();
+                let on_signal = to.clone();
+                Behaviors::receive_message(move |s: String| to.tell(format!("parent {s}")))
+                    .on_signal(move |_ctx, signal| {
+                        if let Signal::ChildFailed(failed) = signal {
+                            let overflow = failed
+                                .failure()
+                                .downcast_ref::<tapio::MailboxOverflow>()
+                                .map(|o| o.capacity());
+                            on_signal.tell(format!(
+                                "child failed {} {overflow:?}",
+                                failed.child().path().name()
+                            ));
+                        }
+                        Behaviors::same()
+                    })
+            }))
+            .on_failure::<tapio::MailboxOverflow>(SupervisorStrategy::resume())
+            .on_any_failure(SupervisorStrategy::stop()),
+            "parent",
+        )
+        .unwrap();
+    probe.watch(&parent);
+    let child = next(&mut child_rx).await;
+    child.tell(1_u64);
+    // Let the first message reach the handler, then fill the mailbox and overflow it.
+    tokio::time::sleep(ms(50)).await;
+    child.tell(2_u64);
+    child.tell(3_u64);
+    child.tell(4_u64);
+    // The overflow is the child's failure, decided once the handler in hand is
+    // done: one message at a time (S4).
+    probe.expect_no_message(ms(50)).await;
+    gate.notify_waiters();
+    expect_lines(&mut probe, &["got 1", "child failed child Some(2)"]).await;
+    parent.tell("still here".to_string());
+    expect_lines(&mut probe, &["parent still here"]).await;
+    let got = letters_for(&mut dead, child.path(), 3).await;
+    let by_value: BTreeMap<u64, DeadLetterReason> = got
+        .iter()
+        .map(|l| (l.take_message::<u64>().unwrap(), l.reason().clone()))
+        .collect();
+    assert_eq!(
+        by_value.len(),
+        3,
+        "{:?}",
+        got.iter().map(describe).collect::<Vec<_>>()
+    );
+    assert_eq!(by_value[&4], DeadLetterReason::MailboxFull);
+    assert_eq!(by_value[&2], DeadLetterReason::RecipientStopped);
+    assert_eq!(by_value[&3], DeadLetterReason::RecipientStopped);
+    probe.expect_no_termination(ms(20)).await;
+    timeout(T, system.terminate()).await.unwrap();
+}
+
+// =================================================================================
+// 5. Ask (S21, S22, S23, S31)
+// =================================================================================
+
+/// S23, S22: a target hands the reply ref of an ask to a worker and stops. The ask,
+/// which watches its target, fails at once with `TargetTerminated`, though the
+/// reply ref lives on; the worker's answer afterwards is an `AskEnded` letter.
+#[tapio::test(start_paused = true)]
+async fn s23_s22_a_reply_ref_handed_to_a_worker_fails_fast_when_the_target_stops(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let (held_tx, mut held_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let (go_tx, go_rx) = oneshot::channel::<()>();
+    let go_rx = Arc::new(std::sync::Mutex::new(Some(go_rx)));
+    let worker = system
+        .spawn(
+            Behaviors::receive_message_async(async move |reply_to: ActorRef<u64>| {
+                let go = go_rx.lock().unwrap().take();
+                let _ = held_tx.send(reply_to.clone());
+                if let Some(go) = go {
+                    let _ = go.await;
+                }
+                reply_to.tell(99);
+            }),
+            "worker",
+        )
+        .unwrap();
+    let target = system
+        .spawn(
+            Behaviors::receive_message_async(async move |q: Q| {
+                worker.tell(q.reply_to);
+                // Give the ask time to start watching, then stop.
+                tokio::time::sleep(ms(20)).await;
+                Behaviors::stopped()
+            }),
+            "target",
+        )
+        .unwrap();
+    let started = Instant::now();
+    let asked = target
+        .ask_with(|reply_to| Q { n: 1, reply_to })
+        .timeout(Duration::from_secs(3600))
+        .await;
+    assert!(
+        matches!(asked, Err(AskError::TargetTerminated { .. })),
+        "{asked:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let _held = next(&mut held_rx).await;
+    go_tx.send(()).unwrap();
+    let deadline = Instant::now() + T;
+    let letter = loop {
+        let letter = tokio::time::timeout_at(deadline, dead.recv())
+            .await
+            .expect("the late answer is lettered")
+            .unwrap();
+        if letter.is::<u64>() {
+            break letter;
+        }
+    };
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::AskEnded,
+        "{}",
+        describe(&letter)
+    );
+    assert_eq!(letter.take_message::<u64>(), Some(99));
+}
+
+/// S21, S31: a handler that answers an ask three times: the asker gets the first
+/// answer, and the second and third are each an `AlreadyAnswered` letter with
+/// their value, also after the asker has taken its answer.
+#[tapio::test(start_paused = true)]
+async fn s21_s31_answers_after_the_first_are_already_answered_letters(system: ActorSystem) {
+    let mut dead = letters(&system);
+    let (relay_tx, mut relay_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let target = system
+        .spawn(
+            Behaviors::receive_message(move |q: Q| {
+                q.reply_to.tell(q.n);
+                q.reply_to.tell(q.n + 1);
+                let _ = relay_tx.send(q.reply_to);
+            }),
+            "chatty",
+        )
+        .unwrap();
+    let answer = target
+        .ask_with(|reply_to| Q { n: 10, reply_to })
+        .timeout(T)
+        .await
+        .unwrap();
+    assert_eq!(answer, 10);
+    let kept = next(&mut relay_rx).await;
+    kept.tell(12);
+    let mut got = Vec::new();
+    let deadline = Instant::now() + T;
+    while got.len() < 2 {
+        let letter = tokio::time::timeout_at(deadline, dead.recv())
+            .await
+            .expect("two letters")
+            .unwrap();
+        got.push((letter.take_message::<u64>(), letter.reason().clone()));
+    }
+    assert_eq!(
+        got,
+        [
+            (Some(11), DeadLetterReason::AlreadyAnswered),
+            (Some(12), DeadLetterReason::AlreadyAnswered)
+        ]
+    );
+}
+
+// =================================================================================
+// 6. Dead letters (S49, S31)
+// =================================================================================
+
+/// S49, S31: a storm of dead letters from four tasks, seen by an unbounded-enough
+/// subscription, a small one and one dropped mid-storm. The big one sees every
+/// letter; the small one sees its capacity, then a loss of exactly the rest, then
+/// the letters after the storm; dropping one changes nothing for the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s49_s31_a_storm_seen_by_big_small_and_dropped_subscriptions() {
+    let system = ActorSystem::new("storm-letters").unwrap();
+    let mut big = letters(&system);
+    let mut small = system
+        .events()
+        .subscribe_with_capacity::<DeadLetter>(8)
+        .unwrap();
+    let dropped = system
+        .events()
+        .subscribe_with_capacity::<DeadLetter>(16)
+        .unwrap();
+    assert_eq!(system.events().subscriber_count::<DeadLetter>(), 3);
+    let gone = system.spawn(Behaviors::ignore::<u64>(), "gone").unwrap();
+    let mut probe = TestProbe::<u64>::new(&system);
+    probe.watch(&gone);
+    system.stop(&gone).unwrap();
+    probe.expect_terminated(&gone, T).await;
+    let mut tasks = Vec::new();
+    for p in 0..4_u64 {
+        let gone = gone.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..250 {
+                gone.tell(p * 1000 + i);
+            }
+        }));
+    }
+    drop(dropped);
+    for task in tasks {
+        timeout(T, task).await.unwrap().unwrap();
+    }
+    assert_eq!(system.events().subscriber_count::<DeadLetter>(), 2);
+    let got = letters_for(&mut big, gone.path(), 1000).await;
+    let mut values: Vec<u64> = got
+        .iter()
+        .map(|l| l.take_message::<u64>().unwrap())
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    assert_eq!(values.len(), 1000);
+    // The small subscription: 8 letters, then the loss of 992.
+    let mut events = Vec::new();
+    for _ in 0..9 {
+        match timeout(T, small.recv_with_loss()).await.unwrap().unwrap() {
+            tapio::events::Received::Event(_) => events.push("event".to_string()),
+            tapio::events::Received::Lost(n) => events.push(format!("lost {n}")),
+        }
+    }
+    let mut expected = vec!["event".to_string(); 8];
+    expected.push("lost 992".to_string());
+    assert_eq!(events, expected);
+    assert_eq!(small.lost(), 992);
+    // After the storm it hears the next letter.
+    gone.tell(7_u64);
+    let letter = timeout(T, small.recv()).await.unwrap().unwrap();
+    assert_eq!(letter.take_message::<u64>(), Some(7));
+    timeout(T, system.terminate()).await.unwrap();
+}
+
+// =================================================================================
+// 7. Termination (S19, S31)
+// =================================================================================
+
+#[message]
+pub enum Held {
+    Put(u64),
+    Get(ActorRef<u64>),
+}
+
+/// S19, S31, S30, S23, S13, S25: terminate while, under one parent, a ticker runs a
+/// fast fixed-rate timer, a gated bounded actor has offers waiting, a stasher holds
+/// tells and an ask, and a flaky child backs off with tells queued. `terminate`
+/// returns within the bound; every offer and the ask resolve; each message told is
+/// handled or lettered; children see `PostStop` before the parent; nothing is left
+/// running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s19_s31_terminate_amid_timers_offers_stash_asks_and_backoff_accounts_for_everything() {
+    for round in 0..3 {
+        let system = ActorSystem::new(&format!("busy-{round}")).unwrap();
+        let mut dead = letters(&system);
+        let (stops_tx, mut stops_rx) = mpsc::unbounded_channel::<String>();
+        let (refs_tx, mut refs_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+        let (stasher_tx, mut stasher_rx) = mpsc::unbounded_channel::<ActorRef<Held>>();
+        let handled: Arc<std::sync::Mutex<Vec<(String, u64)>>> = Arc::default();
+        let gate = Arc::new(tokio::sync::Notify::new());
+
+        fn stop_report<P: Message>(
+            name: &'static str,
+            stops: mpsc::UnboundedSender<String>,
+        ) -> impl Fn(&mut ActorContext<P>, &Signal) -> Behavior<P> + Send + Sync + 'static {
+            move |_ctx, signal| {
+                if *signal == Signal::PostStop {
+                    let _ = stops.send(name.to_string());
+                }
+                Behaviors::same()
+            }
+        }
+
+        let (h, s, r, g) = (
+            handled.clone(),
+            stops_tx.clone(),
+            refs_tx.clone(),
+            gate.clone(),
+        );
+        let st = stasher_tx.clone();
+        let root = system
+            .spawn(
+                Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                    // The ticker.
+                    let hh = h.clone();
+                    let _ticker: ActorRef<Tick> = ctx
+                        .spawn(
+                            Behaviors::with_timers(move |timers| {
+                                timers.start_fixed_rate("t", Tick, ms(1)).unwrap();
+                                let hh = hh.clone();
+                                Behaviors::receive_message(move |_: Tick| {
+                                    hh.lock().unwrap().push(("ticker".into(), 0));
+                                })
+                            }),
+                            "ticker",
+                        )
+                        .unwrap();
+                    // The gated, bounded one.
+                    let hh = h.clone();
+                    let gg = g.clone();
+                    let gated: ActorRef<u64> = ctx
+                        .spawn_with(
+                            Behaviors::receive_message_async(async move |n: u64| {
+                                hh.lock().unwrap().push(("gated".into(), n));
+                                if n == 1 {
+                                    gg.notified().await;
+                                }
+                            })
+                            .on_signal(stop_report("gated", s.clone())),
+                            "gated",
+                            MailboxConfig::bounded(2, OverflowStrategy::DropNew).unwrap(),
+                        )
+                        .unwrap();
+                    let _ = r.send(gated);
+                    // The stasher: holds everything.
+                    let stasher: ActorRef<Held> = ctx
+                        .spawn(
+                            Behaviors::with_stash(100, |stash| {
+                                Behaviors::receive_message(move |m: Held| {
+                                    stash.stash(m).map(|()| Behaviors::same())
+                                })
+                            })
+                            .unwrap(),
+                            "stasher",
+                        )
+                        .unwrap();
+                    let _ = st.send(stasher);
+                    // The flaky one, backing off for an hour after its first message.
+                    let hh = h.clone();
+                    let flaky: ActorRef<u64> = ctx
+                        .spawn(
+                            Behaviors::supervise(
+                                Behaviors::receive_message(move |n: u64| {
+                                    hh.lock().unwrap().push(("flaky".into(), n));
+                                    if n == 0 { Err(Boom) } else { Ok(()) }
+                                })
+                                .on_signal(stop_report("flaky", s.clone())),
+                            )
+                            .on_failure::<Boom>(
+                                SupervisorStrategy::restart()
+                                    .with_backoff(fixed_backoff(Duration::from_secs(3600))),
+                            ),
+                            "flaky",
+                        )
+                        .unwrap();
+                    let _ = r.send(flaky);
+                    Behaviors::receive_message(|_: u64| ())
+                        .on_signal(stop_report("root", s.clone()))
+                }),
+                "root",
+            )
+            .unwrap();
+        drop(root);
+        let gated = next(&mut refs_rx).await;
+        let flaky = next(&mut refs_rx).await;
+        let stasher = next(&mut stasher_rx).await;
+
+        // The gated actor takes 1 and parks; 2 and 3 fill its mailbox; offers wait.
+        gated.tell(1_u64);
+        let deadline = Instant::now() + T;
+        while !handled.lock().unwrap().contains(&("gated".into(), 1)) {
+            assert!(Instant::now() < deadline);
+            tokio::task::yield_now().await;
+        }
+        gated.tell(2_u64);
+        gated.tell(3_u64);
+        let mut offers = Vec::new();
+        for n in 4..8_u64 {
+            let g = gated.clone();
+            offers.push(tokio::spawn(async move { g.offer(n).await }));
+        }
+        // The stasher holds tells and an ask.
+        for n in 0..5 {
+            stasher.tell(Held::Put(n));
+        }
+        let held_ask = stasher
+            .ask_with(Held::Get)
+            .timeout(Duration::from_secs(3600));
+        let held_ask = tokio::spawn(held_ask.into_future());
+        // The flaky one fails, then is told more during its backoff.
+        flaky.tell(0_u64);
+        for n in 1..6 {
+            flaky.tell(n);
+        }
+        tokio::time::sleep(ms(30)).await;
+
+        timeout(T, system.terminate())
+            .await
+            .expect("terminate returns within the bound");
+        assert_eq!(system.live_actors(), 0, "round {round}");
+        let mut accepted = 0;
+        for offer in offers {
+            if timeout(T, offer).await.unwrap().unwrap() {
+                accepted += 1;
+            }
+        }
+        let asked = timeout(T, held_ask).await.unwrap().unwrap();
+        assert!(
+            matches!(asked, Err(AskError::TargetTerminated { .. })),
+            "{asked:?}"
+        );
+
+        // Accounting: gated got 1 (in hand, dropped at the stop) and 2..8 go to
+        // it or to letters; the refused offers each are a letter too.
+        let mut lettered: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        let mut stash_letters = 0;
+        let wanted = |lettered: &BTreeMap<String, Vec<u64>>, stash_letters: usize| {
+            let gated_n = lettered.get("gated").map_or(0, Vec::len);
+            let flaky_n = lettered.get("flaky").map_or(0, Vec::len);
+            gated_n == 6 && flaky_n == 5 && stash_letters == 6
+        };
+        let deadline = Instant::now() + T;
+        while !wanted(&lettered, stash_letters) {
+            let letter = match tokio::time::timeout_at(deadline, dead.recv()).await {
+                Ok(Some(letter)) => letter,
+                _ => panic!(
+                    "round {round}: accepted {accepted} offers; lettered {lettered:?}, {stash_letters} from the stash; handled {:?}",
+                    handled
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .filter(|(w, _)| w != "ticker")
+                        .collect::<Vec<_>>()
+                ),
+            };
+            let name = letter.recipient().name().to_string();
+            if name == "stasher" {
+                stash_letters += 1;
+            } else if let Some(n) = letter.take_message::<u64>() {
+                lettered.entry(name).or_default().push(n);
+            }
+        }
+        let mut g = lettered["gated"].clone();
+        g.sort_unstable();
+        assert_eq!(g, [2, 3, 4, 5, 6, 7]);
+        let mut f = lettered["flaky"].clone();
+        f.sort_unstable();
+        assert_eq!(f, [1, 2, 3, 4, 5]);
+        assert!(
+            !handled
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(w, n)| (w == "gated" && *n > 1) || (w == "flaky" && *n > 0))
+        );
+        // PostStop: the gated child before root. The flaky one, between
+        // incarnations, has none running to see it (its failing incarnation saw
+        // `PreRestart`).
+        // `terminate` has returned: every PostStop has been sent.
+        let mut stops = Vec::new();
+        while let Ok(s) = stops_rx.try_recv() {
+            stops.push(s);
+        }
+        assert_eq!(stops, ["gated", "root"]);
+        gate.notify_waiters();
+    }
+}
