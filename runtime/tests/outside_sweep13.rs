@@ -1314,3 +1314,469 @@ async fn s19_s31_terminate_amid_timers_offers_stash_asks_and_backoff_accounts_fo
         gate.notify_waiters();
     }
 }
+
+// =================================================================================
+// 8. The testkit against the live runtime (S48, S27, S25, S6)
+// =================================================================================
+
+#[message]
+pub enum Cmd {
+    Add(u64),
+    Hold,
+    Release,
+    Report(ActorRef<String>),
+    Odd,
+}
+
+fn tally_open(sum: Arc<AtomicU64>, stash: tapio::StashBuffer<Cmd>) -> Behavior<Cmd> {
+    Behaviors::receive_message(move |cmd: Cmd| match cmd {
+        Cmd::Add(n) => {
+            sum.fetch_add(n, SeqCst);
+            Behaviors::same()
+        }
+        Cmd::Hold => tally_holding(sum.clone(), stash.clone()),
+        Cmd::Release => Behaviors::same(),
+        Cmd::Report(to) => {
+            to.tell(format!("sum {}", sum.load(SeqCst)));
+            Behaviors::same()
+        }
+        Cmd::Odd => Behaviors::unhandled(),
+    })
+    .into()
+}
+
+fn tally_holding(sum: Arc<AtomicU64>, stash: tapio::StashBuffer<Cmd>) -> Behavior<Cmd> {
+    Behaviors::receive_message(move |cmd: Cmd| match cmd {
+        Cmd::Release => Ok(stash.unstash_all(tally_open(sum.clone(), stash.clone()))),
+        Cmd::Odd => Ok(Behaviors::unhandled()),
+        other => stash.stash(other).map(|()| Behaviors::same()),
+    })
+    .into()
+}
+
+fn tally() -> Behavior<Cmd> {
+    Behaviors::with_stash(16, |stash| tally_open(Arc::new(AtomicU64::new(0)), stash)).unwrap()
+}
+
+/// S48, S27, S6: one script through `BehaviorTestKit` and through a live actor:
+/// the same reports in the same order, `unhandled` as `Outcome::Unhandled` in the
+/// kit and as an `Unhandled` letter live, in both states, and a stash replayed
+/// ahead of what came after the release.
+#[tapio::test(start_paused = true)]
+async fn s48_s27_s6_the_kit_and_a_live_actor_agree_on_a_stashing_script(system: ActorSystem) {
+    let mut inbox = tapio::testkit::TestInbox::<String>::new();
+    let mut probe = TestProbe::<String>::new(&system);
+    let mut dead = letters(&system);
+    let script = |to: &ActorRef<String>| {
+        vec![
+            Cmd::Add(1),
+            Cmd::Report(to.clone()),
+            Cmd::Hold,
+            Cmd::Add(2),
+            Cmd::Report(to.clone()),
+            Cmd::Odd,
+            Cmd::Add(3),
+            Cmd::Release,
+            Cmd::Add(4),
+            Cmd::Report(to.clone()),
+            Cmd::Odd,
+        ]
+    };
+    let mut kit = tapio::testkit::BehaviorTestKit::new(tally());
+    let mut outcomes = Vec::new();
+    for cmd in script(inbox.actor_ref()) {
+        outcomes.push(kit.run(cmd).unwrap());
+    }
+    use tapio::testkit::Outcome::{Same, Switched, Unhandled};
+    assert_eq!(
+        outcomes,
+        [
+            Same, Same, Switched, Same, Same, Unhandled, Same, Switched, Same, Same, Unhandled
+        ]
+    );
+    let from_kit = inbox.messages();
+
+    let live = system.spawn(tally(), "tally").unwrap();
+    for cmd in script(probe.actor_ref()) {
+        live.tell(cmd);
+    }
+    let from_live = probe.receive_messages(from_kit.len(), T).await;
+    assert_eq!(from_kit, ["sum 1", "sum 3", "sum 10"]);
+    assert_eq!(from_live, from_kit);
+    probe.expect_no_message(ms(50)).await;
+    let odd = letters_for(&mut dead, live.path(), 2).await;
+    for letter in &odd {
+        assert_eq!(
+            letter.reason(),
+            &DeadLetterReason::Unhandled,
+            "{}",
+            describe(letter)
+        );
+        // The handler took the value and answered `unhandled`: only the type is left.
+        assert!(
+            letter.message_type().contains("Cmd"),
+            "{}",
+            describe(letter)
+        );
+    }
+}
+
+#[message]
+#[derive(Clone)]
+pub enum Metro {
+    Start,
+    Beat,
+    Stop,
+}
+
+fn metronome(to: ActorRef<String>) -> Behavior<Metro> {
+    Behaviors::with_timers(move |timers| {
+        let to = to.clone();
+        let zero = Instant::now();
+        Behaviors::receive_message(move |m: Metro| {
+            match m {
+                Metro::Start => timers
+                    .start_fixed_rate("beat", Metro::Beat, ms(100))
+                    .unwrap(),
+                Metro::Beat => to.tell(format!("beat @{}", zero.elapsed().as_millis())),
+                Metro::Stop => timers.cancel("beat"),
+            }
+            Behaviors::same()
+        })
+    })
+}
+
+/// S48, S25: the kit records the fixed-rate timer a message starts and the cancel
+/// another makes; the same behavior live, on the paused clock, beats exactly on
+/// the period until the cancel, then never again.
+#[tapio::test(start_paused = true)]
+async fn s48_s25_the_kits_timer_effects_match_the_live_beats(system: ActorSystem) {
+    use tapio::testkit::Effect;
+    let inbox = tapio::testkit::TestInbox::<String>::new();
+    let mut kit = tapio::testkit::BehaviorTestKit::new(metronome(inbox.actor_ref().clone()));
+    kit.run(Metro::Start).unwrap();
+    kit.expect_effect(Effect::TimerStarted {
+        key: "beat".into(),
+        mode: tapio::TimerMode::FixedRate,
+        delay: ms(100),
+    });
+    kit.run(Metro::Stop).unwrap();
+    kit.expect_effect(Effect::TimerCancelled { key: "beat".into() });
+
+    let mut probe = TestProbe::<String>::new(&system);
+    let live = system
+        .spawn(metronome(probe.actor_ref().clone()), "metronome")
+        .unwrap();
+    live.tell(Metro::Start);
+    let beats = probe.receive_messages(5, T).await;
+    assert_eq!(
+        beats,
+        [
+            "beat @100",
+            "beat @200",
+            "beat @300",
+            "beat @400",
+            "beat @500"
+        ]
+    );
+    live.tell(Metro::Stop);
+    probe.expect_no_message(Duration::from_secs(2)).await;
+}
+
+// =================================================================================
+// 9. More edges: escalation against terminate, scope, offers and asks in odd orders
+// =================================================================================
+
+/// S19, S17, S15: a leaf escalates to the guardian in the same moment `terminate`
+/// is called. Whichever wins, termination ends once: `terminate` returns within
+/// the bound, `when_terminated` says the same twice, every actor saw `PostStop`
+/// after its children, and nothing runs afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s19_s17_terminate_racing_an_escalation_ends_once_children_first() {
+    for round in 0..20 {
+        let system = ActorSystem::new(&format!("race-{round}")).unwrap();
+        let (stops_tx, mut stops_rx) = mpsc::unbounded_channel::<String>();
+        let (leaf_tx, mut leaf_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+
+        fn level(
+            names: &'static [&'static str],
+            stops: mpsc::UnboundedSender<String>,
+            leaf: mpsc::UnboundedSender<ActorRef<u64>>,
+        ) -> Behavior<u64> {
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                if names.len() > 1 {
+                    ctx.spawn(level(&names[1..], stops.clone(), leaf.clone()), names[1])
+                        .unwrap();
+                } else {
+                    let _ = leaf.send(ctx.self_ref().clone());
+                }
+                let me = names[0];
+                let stops = stops.clone();
+                Behaviors::receive_message(|_: u64| Err::<(), _>(Boom)).on_signal(
+                    move |_ctx, signal| {
+                        if *signal == Signal::PostStop {
+                            let _ = stops.send(me.to_string());
+                        }
+                    },
+                )
+            }))
+            .on_any_failure(SupervisorStrategy::escalate())
+            .into()
+        }
+        static NAMES: [&str; 3] = ["a", "b", "c"];
+        system
+            .spawn(level(&NAMES, stops_tx.clone(), leaf_tx), "a")
+            .unwrap();
+        let leaf = next(&mut leaf_rx).await;
+        leaf.tell(1_u64);
+        if round % 2 == 0 {
+            tokio::task::yield_now().await;
+        }
+        timeout(T, system.terminate())
+            .await
+            .expect("terminate returns");
+        let first = timeout(T, system.when_terminated()).await.unwrap();
+        let second = timeout(T, system.when_terminated()).await.unwrap();
+        assert_eq!(
+            first.as_ref().map_err(|f| f.to_string()),
+            second.as_ref().map_err(|f| f.to_string())
+        );
+        if let Err(failure) = &first {
+            assert!(failure.is::<Boom>(), "{failure}");
+            assert_eq!(
+                climbed(failure),
+                ["/user/a/b/c", "/user/a/b", "/user/a", "/user"]
+            );
+        }
+        assert_eq!(system.live_actors(), 0, "round {round}");
+        let mut stops = Vec::new();
+        while let Ok(s) = stops_rx.try_recv() {
+            stops.push(s);
+        }
+        assert_eq!(stops, ["c", "b", "a"], "round {round}: {first:?}");
+    }
+}
+
+/// S1, S17: inside `ActorSystem::scope`, an escalation to the guardian ends the
+/// system while the block runs; the block sees it through `when_terminated`, with
+/// the original error and its path, and `scope` returns the block's value with
+/// nothing left running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s1_s17_a_scope_sees_an_escalation_end_its_system_and_returns_the_blocks_value() {
+    let (paths, system) = timeout(
+        T,
+        ActorSystem::scope("scoped-escalation", |system| async move {
+            let failing = system.spawn(
+                Behaviors::supervise(Behaviors::receive_message(|_: u64| Err::<(), _>(Other)))
+                    .on_any_failure(SupervisorStrategy::escalate()),
+                "failing",
+            )?;
+            failing.tell(1_u64);
+            let failure = timeout(T, system.when_terminated())
+                .await
+                .unwrap()
+                .expect_err("the escalation");
+            assert!(failure.is::<Other>(), "{failure}");
+            // A spawn after the end is refused.
+            assert!(system.spawn(Behaviors::ignore::<u64>(), "late").is_err());
+            Ok::<_, tapio::SpawnError>((climbed(&failure), system))
+        }),
+    )
+    .await
+    .unwrap()
+    .unwrap()
+    .unwrap();
+    assert_eq!(paths, ["/user/failing", "/user"]);
+    assert_eq!(system.live_actors(), 0);
+}
+
+/// S30, S13, S31: an `offer_within` to a full bounded mailbox whose actor backs off
+/// gives up at its deadline: `false`, and its message is an `OfferTimedOut` letter;
+/// the queued message is handled by the next incarnation.
+#[tapio::test(start_paused = true)]
+async fn s30_s13_an_offer_within_expiring_during_a_backoff_is_an_offer_timed_out_letter(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let actor = system
+        .spawn_with(
+            Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
+                if n == 0 {
+                    return Err(Boom);
+                }
+                to.tell(format!("got {n}"));
+                Ok(())
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart().with_backoff(fixed_backoff(Duration::from_secs(1))),
+            ),
+            "backing",
+            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
+        )
+        .unwrap();
+    actor.tell(0_u64);
+    tokio::time::sleep(ms(10)).await;
+    actor.tell(1_u64); // fills the mailbox during the backoff
+    let started = Instant::now();
+    assert!(!actor.offer_within(2_u64, ms(200)).await);
+    assert_eq!(started.elapsed(), ms(200));
+    let got = letters_for(&mut dead, actor.path(), 1).await;
+    assert_eq!(
+        got[0].reason(),
+        &DeadLetterReason::OfferTimedOut,
+        "{}",
+        describe(&got[0])
+    );
+    assert_eq!(got[0].take_message::<u64>(), Some(2));
+    expect_lines(&mut probe, &["got 1"]).await;
+    assert!(started.elapsed() >= ms(700), "{:?}", started.elapsed());
+}
+
+/// S23, S4, S21: an async handler asks a child that stops on the request without
+/// answering: the ask inside the handler fails at once with `TargetTerminated`,
+/// and the handler goes on to the next message.
+#[tapio::test(start_paused = true)]
+async fn s23_s4_an_ask_from_a_handler_to_a_child_that_stops_on_it_fails_at_once(
+    system: ActorSystem,
+) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let parent = system
+        .spawn(
+            Behaviors::receive_async(async move |ctx: &mut ActorContext<u64>, n: u64| {
+                let child: ActorRef<Q> = ctx
+                    .spawn_anonymous(Behaviors::receive_message(|_: Q| Behaviors::stopped()))
+                    .unwrap();
+                let started = Instant::now();
+                let asked = child
+                    .ask_with(|reply_to| Q { n, reply_to })
+                    .timeout(Duration::from_secs(3600))
+                    .await;
+                let kind = match asked {
+                    Err(AskError::TargetTerminated { .. }) => "terminated",
+                    Err(AskError::Unanswered { .. }) => "unanswered",
+                    Err(_) => "other error",
+                    Ok(_) => "answered",
+                };
+                to.tell(format!(
+                    "{n}: {kind} in {}ms",
+                    started.elapsed().as_millis()
+                ));
+            }),
+            "asker",
+        )
+        .unwrap();
+    parent.tell(1_u64);
+    parent.tell(2_u64);
+    expect_lines(
+        &mut probe,
+        &["1: terminated in 0ms", "2: terminated in 0ms"],
+    )
+    .await;
+}
+
+/// S22, S31, S23: an ask that timed out while its request waited in the mailbox
+/// behind a parked handler; then the target is stopped. The request is one dead
+/// letter (`RecipientStopped`), and no answer or second letter follows.
+#[tapio::test(start_paused = true)]
+async fn s22_s31_a_timed_out_request_still_queued_is_lettered_once_at_the_stop(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let held = gate.clone();
+    let actor = system
+        .spawn(
+            Behaviors::receive_message_async(async move |q: Q| {
+                if q.n == 0 {
+                    held.notified().await;
+                }
+                q.reply_to.tell(q.n);
+            }),
+            "parked",
+        )
+        .unwrap();
+    let sink = system.spawn(Behaviors::ignore::<u64>(), "sink").unwrap();
+    actor.tell(Q {
+        n: 0,
+        reply_to: sink,
+    });
+    let asked = actor
+        .ask_with(|reply_to| Q { n: 5, reply_to })
+        .timeout(ms(50))
+        .await;
+    assert!(matches!(asked, Err(AskError::Timeout { .. })), "{asked:?}");
+    system.stop(&actor).unwrap();
+    let got = letters_for(&mut dead, actor.path(), 1).await;
+    assert_eq!(
+        got[0].reason(),
+        &DeadLetterReason::RecipientStopped,
+        "{}",
+        describe(&got[0])
+    );
+    assert!(got[0].is::<Q>(), "{}", describe(&got[0]));
+    // Nothing more, for the actor or as an answer.
+    let quiet = Instant::now() + Duration::from_secs(1);
+    while let Ok(Some(letter)) = tokio::time::timeout_at(quiet, dead.recv()).await {
+        panic!("an unexpected letter: {}", describe(&letter));
+    }
+}
+
+/// S16, S14, S18, S2: a child escalates and its parent restarts, rebuilding its
+/// subtree: a watcher of the parent hears nothing, a watcher of the old child hears
+/// its `Terminated` once, the new child is a new incarnation under the same path,
+/// and a tell through the old child's ref is a dead letter, never the new child's.
+#[tapio::test(start_paused = true)]
+async fn s16_s14_s18_a_parents_restart_by_escalation_ends_the_old_child_only(system: ActorSystem) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let (child_tx, mut child_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let parent = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let to = to.clone();
+                let child = ctx
+                    .spawn(
+                        Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
+                            if n == 0 {
+                                return Err(Boom);
+                            }
+                            to.tell(format!("child got {n}"));
+                            Ok(())
+                        }))
+                        .on_any_failure(SupervisorStrategy::escalate()),
+                        "child",
+                    )
+                    .unwrap();
+                let _ = child_tx.send(child);
+                Behaviors::receive_message(|_: u64| ())
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::restart()),
+            "parent",
+        )
+        .unwrap();
+    let mut watcher = TestProbe::<u64>::new(&system);
+    let old = next(&mut child_rx).await;
+    watcher.watch(&parent);
+    watcher.watch(&old);
+    old.tell(0_u64);
+    let new = next(&mut child_rx).await;
+    watcher.expect_terminated(&old, T).await;
+    watcher.expect_no_termination(ms(100)).await;
+    assert_eq!(new.path(), old.path());
+    assert_ne!(new.uid(), old.uid());
+    old.tell(7_u64);
+    new.tell(8_u64);
+    expect_lines(&mut probe, &["child got 8"]).await;
+    let got = letters_for(&mut dead, old.path(), 1).await;
+    assert_eq!(
+        got[0].take_message::<u64>(),
+        Some(7),
+        "{}",
+        describe(&got[0])
+    );
+    probe.expect_no_message(ms(50)).await;
+}
