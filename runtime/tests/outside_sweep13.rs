@@ -1780,3 +1780,539 @@ async fn s16_s14_s18_a_parents_restart_by_escalation_ends_the_old_child_only(sys
     );
     probe.expect_no_message(ms(50)).await;
 }
+
+// =================================================================================
+// 10. Fail-on-overflow mailboxes against ticks, replays and backoffs (S24, S27,
+//     S29, S13)
+// =================================================================================
+
+#[message]
+#[derive(Clone)]
+pub enum Gated {
+    N(u64),
+    Tick,
+    Release,
+}
+
+/// A behavior counting its setups on `to` ("setup N"), whose `N(1)` parks the
+/// handler on `gate`, and which reports what it handles.
+fn gated_setup(
+    to: ActorRef<String>,
+    gate: Arc<tokio::sync::Notify>,
+    setups: Arc<AtomicU64>,
+    tick_after: Option<Duration>,
+) -> Behavior<Gated> {
+    Behaviors::setup(move |ctx: &mut ActorContext<Gated>| {
+        let run = setups.fetch_add(1, SeqCst) + 1;
+        to.tell(format!("setup {run}"));
+        if let Some(after) = tick_after {
+            ctx.timers().start_single_timer("tick", Gated::Tick, after);
+        }
+        let to = to.clone();
+        let gate = gate.clone();
+        Behaviors::receive_message_async(async move |m: Gated| match m {
+            Gated::N(n) => {
+                if n == 1 {
+                    gate.notified().await;
+                }
+                to.tell(format!("got {n}"));
+            }
+            Gated::Tick => to.tell("tick".to_string()),
+            Gated::Release => {}
+        })
+    })
+}
+
+/// S24, S29: the README says a timer's tick is never refused by a mailbox's bound:
+/// a tick due while a fail-on-overflow mailbox is full queues past the bound, and
+/// is not an overflow (the actor neither fails nor restarts).
+#[tapio::test(start_paused = true)]
+async fn s24_s29_a_tick_into_a_full_fail_mailbox_queues_and_fails_nothing(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let setups = Arc::new(AtomicU64::new(0));
+    let actor = system
+        .spawn_with(
+            Behaviors::supervise(gated_setup(
+                probe.actor_ref().clone(),
+                gate.clone(),
+                setups,
+                Some(ms(100)),
+            ))
+            .on_failure::<tapio::MailboxOverflow>(SupervisorStrategy::restart()),
+            "ticked",
+            MailboxConfig::bounded(1, OverflowStrategy::Fail).unwrap(),
+        )
+        .unwrap();
+    expect_lines(&mut probe, &["setup 1"]).await;
+    actor.tell(Gated::N(1));
+    tokio::time::sleep(ms(10)).await;
+    actor.tell(Gated::N(2)); // the mailbox is full now
+    tokio::time::sleep(ms(200)).await; // the tick comes due
+    gate.notify_waiters();
+    expect_lines(&mut probe, &["got 1", "got 2", "tick"]).await;
+    probe.expect_no_message(ms(100)).await;
+}
+
+/// S27, S29: a replay is never refused by the bound, also a fail-on-overflow one:
+/// four stashed messages replayed into a mailbox of two are all handled, in order,
+/// without an overflow.
+#[tapio::test(start_paused = true)]
+async fn s27_s29_a_replay_into_a_fail_mailbox_is_not_an_overflow(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let setups = Arc::new(AtomicU64::new(0));
+    let actor = system
+        .spawn_with(
+            Behaviors::supervise(Behaviors::setup(move |_ctx: &mut ActorContext<Gated>| {
+                let run = setups.fetch_add(1, SeqCst) + 1;
+                to.tell(format!("setup {run}"));
+                let to = to.clone();
+                Behaviors::with_stash(8, move |stash| {
+                    let to = to.clone();
+                    Behaviors::receive_message(move |m: Gated| match m {
+                        Gated::Release => {
+                            let to = to.clone();
+                            Ok(
+                                stash.unstash_all(Behaviors::receive_message(move |m: Gated| {
+                                    if let Gated::N(n) = m {
+                                        to.tell(format!("got {n}"));
+                                    }
+                                })),
+                            )
+                        }
+                        other => {
+                            to.tell("held".to_string());
+                            stash.stash(other).map(|()| Behaviors::same())
+                        }
+                    })
+                })
+                .unwrap()
+            }))
+            .on_failure::<tapio::MailboxOverflow>(SupervisorStrategy::restart()),
+            "replayed",
+            MailboxConfig::bounded(2, OverflowStrategy::Fail).unwrap(),
+        )
+        .unwrap();
+    expect_lines(&mut probe, &["setup 1"]).await;
+    for n in 1..=4 {
+        actor.tell(Gated::N(n));
+        expect_lines(&mut probe, &["held"]).await;
+    }
+    actor.tell(Gated::Release);
+    actor.tell(Gated::N(5));
+    expect_lines(&mut probe, &["got 1", "got 2", "got 3", "got 4", "got 5"]).await;
+    probe.expect_no_message(ms(100)).await;
+}
+
+/// S13, S29, S31: a fail-on-overflow mailbox overflowing while its actor backs off:
+/// the overflowing message is a `MailboxFull` letter, the one queued is handled by
+/// the next incarnation (nothing else is lost), and the actor runs on.
+#[tapio::test(start_paused = true)]
+async fn s13_s29_a_fail_overflow_during_a_backoff_loses_only_the_overflowing_message(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let setups = Arc::new(AtomicU64::new(0));
+    let actor = system
+        .spawn_with(
+            Behaviors::supervise(Behaviors::setup(move |_ctx: &mut ActorContext<u64>| {
+                let run = setups.fetch_add(1, SeqCst) + 1;
+                to.tell(format!("setup {run}"));
+                let to = to.clone();
+                Behaviors::receive_message(move |n: u64| {
+                    if n == 0 {
+                        return Err(Boom);
+                    }
+                    to.tell(format!("got {n}"));
+                    Ok(())
+                })
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart().with_backoff(fixed_backoff(Duration::from_secs(1))),
+            )
+            .on_failure::<tapio::MailboxOverflow>(SupervisorStrategy::restart()),
+            "backing-fail",
+            MailboxConfig::bounded(1, OverflowStrategy::Fail).unwrap(),
+        )
+        .unwrap();
+    probe.watch(&actor);
+    expect_lines(&mut probe, &["setup 1"]).await;
+    actor.tell(0_u64);
+    tokio::time::sleep(ms(10)).await;
+    actor.tell(1_u64);
+    actor.tell(2_u64);
+    let got = letters_for(&mut dead, actor.path(), 1).await;
+    assert_eq!(
+        got[0].reason(),
+        &DeadLetterReason::MailboxFull,
+        "{}",
+        describe(&got[0])
+    );
+    assert_eq!(got[0].take_message::<u64>(), Some(2));
+    let lines = probe.receive_messages(2, T).await;
+    assert_eq!(lines, ["setup 2", "got 1"]);
+    actor.tell(3_u64);
+    expect_lines(&mut probe, &["got 3"]).await;
+    probe.expect_no_termination(ms(10)).await;
+}
+
+// =================================================================================
+// 11. What a failing incarnation does in `PreRestart` and `PostStop` (S14, S15,
+//     S18, S31)
+// =================================================================================
+
+/// S14, S15, S31: a tell to itself from `PreRestart` stays in the kept mailbox and
+/// is handled by the next incarnation; a tell to itself from `PostStop` is a dead
+/// letter (`RecipientStopped`), not lost silently.
+#[tapio::test(start_paused = true)]
+async fn s14_s15_s31_self_tells_from_pre_restart_are_kept_and_from_post_stop_lettered(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |_ctx: &mut ActorContext<u64>| {
+                let to = to.clone();
+                Behaviors::receive_message(move |n: u64| match n {
+                    0 => Err(Boom),
+                    1 => Ok(Behaviors::stopped()),
+                    n => {
+                        to.tell(format!("got {n}"));
+                        Ok(Behaviors::same())
+                    }
+                })
+                .on_signal(|ctx, signal| {
+                    match signal {
+                        Signal::PreRestart => ctx.self_ref().tell(100_u64),
+                        Signal::PostStop => ctx.self_ref().tell(200_u64),
+                        _ => {}
+                    }
+                    Behaviors::same()
+                })
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::restart()),
+            "selfish",
+        )
+        .unwrap();
+    actor.tell(0_u64);
+    expect_lines(&mut probe, &["got 100"]).await;
+    actor.tell(1_u64);
+    let got = letters_for(&mut dead, actor.path(), 1).await;
+    assert_eq!(
+        got[0].take_message::<u64>(),
+        Some(200),
+        "{}",
+        describe(&got[0])
+    );
+    assert_eq!(got[0].reason(), &DeadLetterReason::RecipientStopped);
+}
+
+/// S14, S15, S18, S2: a child spawned and a watch made from `PreRestart` belong to
+/// the incarnation being replaced: the restart stops that child (its `PostStop`
+/// comes), its name is free for the next incarnation's setup, and the watch is
+/// dropped (the watched actor's later stop is not heard).
+#[tapio::test(start_paused = true)]
+async fn s14_s15_s18_a_child_and_a_watch_from_pre_restart_end_with_that_incarnation(
+    system: ActorSystem,
+) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let outsider = system
+        .spawn(Behaviors::ignore::<u64>(), "outsider")
+        .unwrap();
+    let watched = outsider.clone();
+    let setups = Arc::new(AtomicU64::new(0));
+    fn reporter(name: String, to: ActorRef<String>) -> Behavior<u64> {
+        Behaviors::receive_message(|_: u64| ())
+            .on_signal(move |_ctx, signal| {
+                if *signal == Signal::PostStop {
+                    to.tell(format!("{name} stopped"));
+                }
+            })
+            .into()
+    }
+    let _actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let run = setups.fetch_add(1, SeqCst) + 1;
+                if run > 1 {
+                    // The name the last incarnation's PreRestart used is free.
+                    let spawned = ctx.spawn(reporter(format!("late {run}"), to.clone()), "late");
+                    to.tell(format!("setup {run}: spawned late {}", spawned.is_ok()));
+                } else {
+                    to.tell(format!("setup {run}"));
+                }
+                let to = to.clone();
+                let watched = watched.clone();
+                Behaviors::receive_message(|n: u64| if n == 0 { Err(Boom) } else { Ok(()) })
+                    .on_signal(move |ctx, signal| {
+                        match signal {
+                            Signal::PreRestart => {
+                                let spawned =
+                                    ctx.spawn(reporter("late 1".into(), to.clone()), "late");
+                                ctx.watch(&watched);
+                                to.tell(format!("pre-restart: spawned {}", spawned.is_ok()));
+                            }
+                            Signal::Terminated(t) => {
+                                to.tell(format!("terminated {}", t.actor().path().name()))
+                            }
+                            _ => {}
+                        }
+                        Behaviors::same()
+                    })
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::restart()),
+            "restarting",
+        )
+        .unwrap();
+    expect_lines(&mut probe, &["setup 1"]).await;
+    _actor.tell(0_u64);
+    expect_lines(
+        &mut probe,
+        &[
+            "pre-restart: spawned true",
+            "late 1 stopped",
+            "setup 2: spawned late true",
+        ],
+    )
+    .await;
+    system.stop(&outsider).unwrap();
+    probe.expect_no_message(ms(200)).await;
+}
+
+/// S16, S12, S14: a parent whose children come from a setup outside `supervise`,
+/// restarted by a child's escalation with `with_stop_children(false)`: the
+/// escalating child is gone, the sibling keeps running with its state, and the
+/// parent lists only it.
+#[tapio::test(start_paused = true)]
+async fn s16_s14_an_escalation_into_a_restart_that_keeps_children_keeps_the_sibling(
+    system: ActorSystem,
+) {
+    #[message]
+    pub enum Parent {
+        Children(ActorRef<String>),
+    }
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let (kids_tx, mut kids_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let parent = system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<Parent>| {
+                let failing = ctx
+                    .spawn(
+                        Behaviors::supervise(Behaviors::receive_message(|_: u64| {
+                            Err::<(), _>(Boom)
+                        }))
+                        .on_any_failure(SupervisorStrategy::escalate()),
+                        "failing",
+                    )
+                    .unwrap();
+                let to = to.clone();
+                let sum = Arc::new(AtomicU64::new(0));
+                let counter = ctx
+                    .spawn(
+                        Behaviors::receive_message(move |n: u64| {
+                            let s = sum.fetch_add(n, SeqCst) + n;
+                            to.tell(format!("sum {s}"));
+                        }),
+                        "counter",
+                    )
+                    .unwrap();
+                let _ = kids_tx.send(failing);
+                let _ = kids_tx.send(counter);
+                Behaviors::supervise(Behaviors::receive(|ctx, m: Parent| {
+                    let Parent::Children(to) = m;
+                    let mut names: Vec<String> = ctx
+                        .children()
+                        .iter()
+                        .map(|c| c.path().name().to_string())
+                        .collect();
+                    names.sort();
+                    to.tell(names.join(","));
+                }))
+                .on_failure::<Boom>(SupervisorStrategy::restart().with_stop_children(false))
+            }),
+            "keeper",
+        )
+        .unwrap();
+    let failing = next(&mut kids_rx).await;
+    let counter = next(&mut kids_rx).await;
+    let mut watcher = TestProbe::<u64>::new(&system);
+    watcher.watch(&failing);
+    watcher.watch(&counter);
+    watcher.watch(&parent);
+    counter.tell(2_u64);
+    expect_lines(&mut probe, &["sum 2"]).await;
+    failing.tell(1_u64);
+    watcher.expect_terminated(&failing, T).await;
+    counter.tell(3_u64);
+    expect_lines(&mut probe, &["sum 5"]).await;
+    parent.tell(Parent::Children(probe.actor_ref().clone()));
+    expect_lines(&mut probe, &["counter"]).await;
+    watcher.expect_no_termination(ms(100)).await;
+}
+
+/// S18: an actor of a system that has terminated, watched from another system,
+/// is heard `Terminated` once, at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s18_watching_an_actor_of_a_terminated_system_hears_terminated_once() {
+    let gone = ActorSystem::new("gone").unwrap();
+    let target = gone.spawn(Behaviors::ignore::<u64>(), "target").unwrap();
+    timeout(T, gone.terminate()).await.unwrap();
+    let live = ActorSystem::new("live").unwrap();
+    let mut probe = TestProbe::<String>::new(&live);
+    let to = probe.actor_ref().clone();
+    let _watcher = live
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                ctx.watch(&target);
+                let to = to.clone();
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |_ctx, signal| {
+                    if let Signal::Terminated(t) = signal {
+                        to.tell(format!("terminated {}", t.actor().path()));
+                    }
+                })
+            }),
+            "watcher",
+        )
+        .unwrap();
+    expect_lines(&mut probe, &["terminated /user/target"]).await;
+    probe.expect_no_message(ms(100)).await;
+    timeout(T, live.terminate()).await.unwrap();
+}
+
+/// S49, S31: subscribers made and dropped in a loop while four tasks publish dead
+/// letters: no deadlock, the steady subscriber counts every letter, and the count
+/// of subscribers ends where it began.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s49_s31_subscriptions_churning_during_a_storm_disturb_no_one() {
+    let system = ActorSystem::new("churn").unwrap();
+    let mut steady = letters(&system);
+    let gone = system.spawn(Behaviors::ignore::<u64>(), "gone").unwrap();
+    let mut probe = TestProbe::<u64>::new(&system);
+    probe.watch(&gone);
+    system.stop(&gone).unwrap();
+    probe.expect_terminated(&gone, T).await;
+    let events = system.events().clone();
+    let churn = tokio::spawn(async move {
+        for i in 0..500_usize {
+            let mut sub = events
+                .subscribe_with_capacity::<DeadLetter>(1 + i % 4)
+                .unwrap();
+            let _ = sub.try_recv();
+            if i % 3 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+    });
+    let mut tasks = Vec::new();
+    for p in 0..4_u64 {
+        let gone = gone.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..500 {
+                gone.tell(p * 1000 + i);
+                if i % 50 == 0 {
+                    tokio::task::yield_now().await;
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        timeout(T, task).await.unwrap().unwrap();
+    }
+    timeout(T, churn).await.unwrap().unwrap();
+    let got = letters_for(&mut steady, gone.path(), 2000).await;
+    assert_eq!(got.len(), 2000);
+    assert_eq!(steady.lost(), 0);
+    assert_eq!(system.events().subscriber_count::<DeadLetter>(), 1);
+    timeout(T, system.terminate()).await.unwrap();
+}
+
+/// S19, S29, S31, S17: producers storm a child with a fail-on-overflow mailbox of
+/// one, which escalates, while `terminate` is called: termination ends once and
+/// promptly, nothing runs afterwards, and every message told is handled or
+/// lettered exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s19_s29_s31_terminate_while_a_fail_mailbox_overflows_and_escalates_loses_nothing() {
+    for round in 0..5 {
+        let system = ActorSystem::new(&format!("overflowing-{round}")).unwrap();
+        let mut dead = letters(&system);
+        let handled = Arc::new(AtomicU64::new(0));
+        let (child_tx, mut child_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+        let h = handled.clone();
+        system
+            .spawn(
+                Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                    let h = h.clone();
+                    let child = ctx
+                        .spawn_with(
+                            Behaviors::supervise(Behaviors::receive_message_async(
+                                async move |_: u64| {
+                                    h.fetch_add(1, SeqCst);
+                                    tokio::task::yield_now().await;
+                                },
+                            ))
+                            .on_any_failure(SupervisorStrategy::escalate()),
+                            "child",
+                            MailboxConfig::bounded(1, OverflowStrategy::Fail).unwrap(),
+                        )
+                        .unwrap();
+                    let _ = child_tx.send(child);
+                    Behaviors::receive_message(|_: u64| ())
+                }))
+                .on_any_failure(SupervisorStrategy::restart()),
+                "parent",
+            )
+            .unwrap();
+        let mut children = vec![next(&mut child_rx).await];
+        const EACH: u64 = 300;
+        let mut producers = Vec::new();
+        for p in 0..3_u64 {
+            let child = children[0].clone();
+            producers.push(tokio::spawn(async move {
+                for i in 0..EACH {
+                    child.tell(p * 10_000 + i);
+                    if i % 16 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+            }));
+        }
+        tokio::time::sleep(ms(2)).await;
+        timeout(T, system.terminate())
+            .await
+            .expect("terminate returns");
+        for producer in producers {
+            timeout(T, producer).await.unwrap().unwrap();
+        }
+        assert_eq!(system.live_actors(), 0, "round {round}");
+        // Later incarnations of the child (the parent restarts) share its path.
+        while let Ok(c) = child_rx.try_recv() {
+            children.push(c);
+        }
+        let path = children[0].path().to_string();
+        let mut lettered = 0;
+        let deadline = Instant::now() + T;
+        while handled.load(SeqCst) + lettered < 3 * EACH {
+            match tokio::time::timeout_at(deadline, dead.recv()).await {
+                Ok(Some(letter)) if letter.recipient().to_string() == path => lettered += 1,
+                Ok(Some(_)) => {}
+                _ => panic!(
+                    "round {round}: handled {} + lettered {lettered} of {}",
+                    handled.load(SeqCst),
+                    3 * EACH
+                ),
+            }
+        }
+        assert_eq!(handled.load(SeqCst) + lettered, 3 * EACH);
+        assert!(
+            dead.try_recv()
+                .is_none_or(|l| l.recipient().to_string() != path)
+        );
+    }
+}
