@@ -44,8 +44,11 @@
 //!   does not run again; to keep the children it spawned, use
 //!   [`Restart::with_stop_children`]. Watches the old incarnation held are dropped;
 //!   setup watches again what it needs. With a [`Backoff`] the actor is absent, not
-//!   dead, between incarnations: tells succeed and queue. A restart cancels every
-//!   timer of the actor, and only a factory that runs again starts its own again:
+//!   dead, between incarnations: tells succeed and queue. An actor stopped while it
+//!   backs off sees no `PostStop`: no incarnation is running to see it (the one
+//!   that failed saw `PreRestart`); its watchers hear `Terminated` as usual. A
+//!   restart cancels every timer of the actor, and only a factory that runs again
+//!   starts its own again:
 //!   put [`Behaviors::with_timers`](crate::Behaviors::with_timers) inside
 //!   `supervise(..)`. A setup that fails on the actor's first start is supervised as
 //!   a failure in a handler is. A restart limit used up stops the actor: the failure

@@ -41,7 +41,10 @@ pub enum OverflowStrategy {
     /// Refuse the new message (a dead letter, [`DeadLetterReason::MailboxFull`]), and
     /// fail the actor with [`MailboxOverflow`], under its supervision: a restart keeps
     /// what is queued, a stop turns it into dead letters. One failure per overflow:
-    /// tells refused before the actor has handled it only become dead letters.
+    /// tells refused before the actor has handled it only become dead letters. The
+    /// failure is decided between messages: a handler in hand, an `async` one that
+    /// awaits included, runs to its end first (it is not dropped as a stop would
+    /// drop it).
     ///
     /// [`DeadLetterReason::MailboxFull`]: crate::DeadLetterReason::MailboxFull
     #[default]
