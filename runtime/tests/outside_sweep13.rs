@@ -2316,3 +2316,474 @@ async fn s19_s29_s31_terminate_while_a_fail_mailbox_overflows_and_escalates_lose
         );
     }
 }
+
+// =================================================================================
+// 12. Names, watches and stashes at an escalation; events at the end (S2, S16,
+//     S18, S26, S31, S49)
+// =================================================================================
+
+/// S2, S16, S18: `ChildFailed` says the child "has stopped", so its name is free in
+/// that very handler: the parent respawns it there. The parent, which watched the
+/// old child, also hears its `Terminated` exactly once, and the new child works.
+#[tapio::test(start_paused = true)]
+async fn s2_s16_s18_a_child_failed_handler_respawns_the_name_at_once(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    fn kid(to: ActorRef<String>) -> Behavior<u64> {
+        Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
+            if n == 0 {
+                return Err(Boom);
+            }
+            to.tell(format!("kid got {n}"));
+            Ok(())
+        }))
+        .on_any_failure(SupervisorStrategy::escalate())
+        .into()
+    }
+    let (kid_tx, mut kid_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let _parent = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let first = ctx.spawn(kid(to.clone()), "kid").unwrap();
+                ctx.watch(&first);
+                let _ = kid_tx.send(first);
+                let to = to.clone();
+                let kid_tx = kid_tx.clone();
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |ctx, signal| {
+                    match signal {
+                        Signal::ChildFailed(failed) => {
+                            let name = failed.child().path().name().to_string();
+                            match ctx.spawn(kid(to.clone()), &name) {
+                                Ok(again) => {
+                                    to.tell(format!("respawned {name}"));
+                                    let _ = kid_tx.send(again);
+                                }
+                                Err(e) => to.tell(format!("respawn refused: {e}")),
+                            }
+                        }
+                        Signal::Terminated(t) => {
+                            to.tell(format!("terminated {}", t.actor().uid() != 0));
+                        }
+                        _ => {}
+                    }
+                    Behaviors::same()
+                })
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::resume()),
+            "parent",
+        )
+        .unwrap();
+    let first = next(&mut kid_rx).await;
+    first.tell(0_u64);
+    let mut lines = probe.receive_messages(2, T).await;
+    lines.sort();
+    assert_eq!(lines, ["respawned kid", "terminated true"]);
+    probe.expect_no_message(ms(100)).await;
+    let again = next(&mut kid_rx).await;
+    assert_ne!(again.uid(), first.uid());
+    again.tell(4_u64);
+    expect_lines(&mut probe, &["kid got 4"]).await;
+}
+
+/// S13, S18: a watcher that unwatches an actor while it backs off hears nothing
+/// when that actor is then stopped; another watcher that kept its watch hears one
+/// `Terminated`.
+#[tapio::test(start_paused = true)]
+async fn s13_s18_an_unwatch_during_the_targets_backoff_hears_nothing(system: ActorSystem) {
+    #[message]
+    pub enum W {
+        Unwatch,
+        Check(ActorRef<String>),
+    }
+    let mut probe = TestProbe::<String>::new(&system);
+    let flaky = system
+        .spawn(
+            Behaviors::supervise(Behaviors::receive_message(|n: u64| {
+                if n == 0 { Err(Boom) } else { Ok(()) }
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart().with_backoff(fixed_backoff(Duration::from_secs(600))),
+            ),
+            "flaky",
+        )
+        .unwrap();
+    let watched = flaky.clone();
+    let to = probe.actor_ref().clone();
+    let watcher = system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<W>| {
+                ctx.watch(&watched);
+                let watched = watched.clone();
+                let to = to.clone();
+                Behaviors::receive(move |ctx, w: W| {
+                    match w {
+                        W::Unwatch => ctx.unwatch(&watched),
+                        W::Check(to) => to.tell("checked".to_string()),
+                    }
+                    Behaviors::same()
+                })
+                .on_signal(move |_ctx, signal| {
+                    if let Signal::Terminated(_) = signal {
+                        to.tell("watcher heard terminated".to_string());
+                    }
+                    Behaviors::same()
+                })
+            }),
+            "watcher",
+        )
+        .unwrap();
+    let mut keeper = TestProbe::<u64>::new(&system);
+    keeper.watch(&flaky);
+    flaky.tell(0_u64);
+    tokio::time::sleep(ms(10)).await;
+    watcher.tell(W::Unwatch);
+    watcher.tell(W::Check(probe.actor_ref().clone()));
+    expect_lines(&mut probe, &["checked"]).await;
+    system.stop(&flaky).unwrap();
+    keeper.expect_terminated(&flaky, T).await;
+    probe.expect_no_message(ms(200)).await;
+    keeper.expect_no_termination(ms(10)).await;
+}
+
+/// S26, S16, S31: a stash overflow escalated to the parent: the parent's
+/// `ChildFailed` carries `StashOverflow`, the overflowing message is a `StashFull`
+/// letter, and each message the stash held is lettered as the child stops: every
+/// message told is accounted for once.
+#[tapio::test(start_paused = true)]
+async fn s26_s16_s31_a_stash_overflow_escalated_letters_the_stash_and_the_overflow(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let to = probe.actor_ref().clone();
+    let (kid_tx, mut kid_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let _parent = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let kid = ctx
+                    .spawn(
+                        Behaviors::supervise(
+                            Behaviors::with_stash(3, |stash| {
+                                Behaviors::receive_message(move |n: u64| {
+                                    stash.stash(n).map(|()| Behaviors::same())
+                                })
+                            })
+                            .unwrap(),
+                        )
+                        .on_any_failure(SupervisorStrategy::escalate()),
+                        "hoarder",
+                    )
+                    .unwrap();
+                let _ = kid_tx.send(kid);
+                let to = to.clone();
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |_ctx, signal| {
+                    if let Signal::ChildFailed(failed) = signal {
+                        to.tell(format!(
+                            "child failed: stash overflow {}",
+                            failed.failure().is::<tapio::StashOverflow>()
+                        ));
+                    }
+                    Behaviors::same()
+                })
+            }))
+            .on_failure::<tapio::StashOverflow>(SupervisorStrategy::resume()),
+            "parent",
+        )
+        .unwrap();
+    let kid = next(&mut kid_rx).await;
+    for n in 1..=6 {
+        kid.tell(n as u64);
+    }
+    expect_lines(&mut probe, &["child failed: stash overflow true"]).await;
+    let got = letters_for(&mut dead, kid.path(), 6).await;
+    let mut by_value: Vec<(u64, DeadLetterReason)> = got
+        .iter()
+        .map(|l| (l.take_message::<u64>().unwrap(), l.reason().clone()))
+        .collect();
+    by_value.sort_by_key(|(n, _)| *n);
+    let values: Vec<u64> = by_value.iter().map(|(n, _)| *n).collect();
+    assert_eq!(values, [1, 2, 3, 4, 5, 6], "{by_value:?}");
+    assert_eq!(by_value[3].1, DeadLetterReason::StashFull, "{by_value:?}");
+    for (n, reason) in &by_value[..3] {
+        assert_ne!(reason, &DeadLetterReason::StashFull, "{n}: {by_value:?}");
+    }
+    assert_eq!(by_value[4].1, DeadLetterReason::RecipientStopped);
+    assert_eq!(by_value[5].1, DeadLetterReason::RecipientStopped);
+}
+
+/// S49, S19, S15: events published from `PostStop` while the system terminates
+/// are all read by a subscription made before, and only then does it end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s49_s19_events_published_in_post_stop_are_read_before_the_subscription_ends() {
+    #[derive(Clone, Debug, PartialEq)]
+    struct Bye(u64);
+    let system = ActorSystem::new("byes").unwrap();
+    let mut byes = system.events().subscribe::<Bye>();
+    for n in 0..10_u64 {
+        system
+            .spawn(
+                Behaviors::receive_message(|_: u64| ()).on_signal(move |ctx, signal| {
+                    if *signal == Signal::PostStop {
+                        ctx.system().events().publish(Bye(n));
+                    }
+                }),
+                &format!("leaver-{n}"),
+            )
+            .unwrap();
+    }
+    timeout(T, system.terminate()).await.unwrap();
+    let mut got = Vec::new();
+    for _ in 0..10 {
+        let bye = timeout(T, byes.recv())
+            .await
+            .expect("within the bound")
+            .expect("all ten before the end");
+        got.push(bye.0);
+    }
+    got.sort_unstable();
+    assert_eq!(got, (0..10).collect::<Vec<_>>());
+    assert!(byes.try_recv().is_none());
+}
+
+// =================================================================================
+// 13. Races on two workers (S5, S11, S18, S21, S23, S25)
+// =================================================================================
+
+#[message]
+#[derive(Clone)]
+pub enum Timed {
+    Fire(u64),
+    Marker,
+}
+
+/// S25: four tasks start and cancel keys of one actor's scheduler from outside,
+/// as fast as they can; then `cancel_all`, then a marker told to the actor. No tick
+/// is handled after the marker: `cancel_all` silenced every key and dropped the
+/// ticks already queued.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s25_cancel_all_after_a_start_and_cancel_storm_from_four_tasks_leaves_no_tick() {
+    for round in 0..5 {
+        let system = ActorSystem::new(&format!("timer-storm-{round}")).unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel::<tapio::TimerScheduler<Timed>>();
+        let (seen_tx, mut seen_rx) = mpsc::unbounded_channel::<Option<u64>>();
+        let actor = system
+            .spawn(
+                Behaviors::with_timers(move |timers| {
+                    let _ = tx.send(timers.clone());
+                    let seen = seen_tx.clone();
+                    Behaviors::receive_message(move |m: Timed| {
+                        let _ = seen.send(match m {
+                            Timed::Fire(n) => Some(n),
+                            Timed::Marker => None,
+                        });
+                    })
+                }),
+                "stormed",
+            )
+            .unwrap();
+        let timers = next(&mut rx).await;
+        let mut tasks = Vec::new();
+        for p in 0..4_u64 {
+            let timers = timers.clone();
+            tasks.push(tokio::spawn(async move {
+                for i in 0..300_u64 {
+                    let key = format!("k{}", i % 7);
+                    match i % 3 {
+                        0 => timers.start_single_timer(key, Timed::Fire(p), ms(i % 3)),
+                        1 => timers
+                            .start_fixed_rate(key, Timed::Fire(p), ms(1 + i % 2))
+                            .unwrap(),
+                        _ => timers.cancel(key),
+                    }
+                    if i % 10 == 0 {
+                        tokio::time::sleep(ms(1)).await;
+                    }
+                }
+            }));
+        }
+        for task in tasks {
+            timeout(T, task).await.unwrap().unwrap();
+        }
+        timers.cancel_all();
+        actor.tell(Timed::Marker);
+        // Read up to the marker, then nothing more may come.
+        loop {
+            if next(&mut seen_rx).await.is_none() {
+                break;
+            }
+        }
+        let quiet = timeout(ms(100), seen_rx.recv()).await;
+        assert!(quiet.is_err(), "round {round}: after the marker: {quiet:?}");
+        for k in 0..7 {
+            assert!(!timers.is_active(format!("k{k}")));
+        }
+        timeout(T, system.terminate()).await.unwrap();
+    }
+}
+
+/// S23: a target hands the reply ref of an ask to a worker and stops at once,
+/// before the ask has begun to watch it: the ask still fails with
+/// `TargetTerminated`, promptly, not at its hour-long deadline.
+#[tapio::test(start_paused = true)]
+async fn s23_a_target_stopping_at_once_after_handing_the_reply_ref_on_still_fails_fast(
+    system: ActorSystem,
+) {
+    let (held_tx, mut held_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let worker = system
+        .spawn(
+            Behaviors::receive_message(move |reply_to: ActorRef<u64>| {
+                // Keeps the reply ref, never answers.
+                let _ = held_tx.send(reply_to);
+            }),
+            "keeper",
+        )
+        .unwrap();
+    let target = system
+        .spawn(
+            Behaviors::receive_message(move |q: Q| {
+                worker.tell(q.reply_to);
+                Behaviors::stopped()
+            }),
+            "handing-on",
+        )
+        .unwrap();
+    let started = Instant::now();
+    let asked = target
+        .ask_with(|reply_to| Q { n: 1, reply_to })
+        .timeout(Duration::from_secs(3600))
+        .await;
+    assert!(
+        matches!(asked, Err(AskError::TargetTerminated { .. })),
+        "{asked:?} after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let held = next(&mut held_rx).await;
+    drop(held);
+}
+
+/// S21, S11, S13, S5: forty asks from four tasks to an actor that fails (and
+/// restarts with a short backoff) on every request whose number ends in 7: each
+/// other ask is answered with its own number; each of those fails at once as
+/// `Unanswered` (its handler failed), none at its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s21_s11_s13_asks_racing_restarts_are_answered_or_unanswered_never_mixed_up() {
+    let system = ActorSystem::new("ask-restarts").unwrap();
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::receive_message(|q: Q| {
+                if q.n % 10 == 7 {
+                    return Err(Boom);
+                }
+                q.reply_to.tell(q.n);
+                Ok(())
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart()
+                    .with_limit(1_000, Duration::from_secs(60))
+                    .unwrap()
+                    .with_backoff(fixed_backoff(ms(5))),
+            ),
+            "flaky-answers",
+        )
+        .unwrap();
+    let mut tasks = Vec::new();
+    for p in 0..4_u64 {
+        let actor = actor.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut outcomes = Vec::new();
+            for i in 0..10_u64 {
+                let n = p * 10 + i;
+                let started = std::time::Instant::now();
+                let asked = actor
+                    .ask_with(|reply_to| Q { n, reply_to })
+                    .timeout(Duration::from_secs(30))
+                    .await;
+                outcomes.push((n, asked, started.elapsed()));
+            }
+            outcomes
+        }));
+    }
+    for task in tasks {
+        for (n, asked, took) in timeout(Duration::from_secs(20), task)
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            assert!(took < Duration::from_secs(5), "{n}: took {took:?}");
+            if n % 10 == 7 {
+                assert!(
+                    matches!(asked, Err(AskError::Unanswered { .. })),
+                    "{n}: {asked:?}"
+                );
+            } else {
+                assert_eq!(asked.ok(), Some(n));
+            }
+        }
+    }
+    timeout(T, system.terminate()).await.unwrap();
+}
+
+/// S18, S14: a watcher spawned while its target fails and restarts again and again
+/// hears nothing of the restarts, and exactly one `Terminated` when the target is
+/// finally stopped, on each of twenty rounds on two workers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s18_s14_a_watch_made_during_a_restart_storm_hears_one_terminated_at_the_end() {
+    let system = ActorSystem::new("watch-storm").unwrap();
+    for round in 0..20 {
+        let target = system
+            .spawn(
+                Behaviors::supervise(Behaviors::receive_message(|n: u64| {
+                    if n % 2 == 0 { Err(Boom) } else { Ok(()) }
+                }))
+                .on_failure::<Boom>(
+                    SupervisorStrategy::restart()
+                        .with_limit(10_000, Duration::from_secs(60))
+                        .unwrap(),
+                ),
+                &format!("target-{round}"),
+            )
+            .unwrap();
+        let (heard_tx, mut heard_rx) = mpsc::unbounded_channel::<u64>();
+        let teller = target.clone();
+        let storm = tokio::spawn(async move {
+            for n in 0..200_u64 {
+                teller.tell(n);
+                if n % 20 == 0 {
+                    tokio::task::yield_now().await;
+                }
+            }
+        });
+        let watched = target.clone();
+        let _watcher = system
+            .spawn(
+                Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                    ctx.watch(&watched);
+                    let heard = heard_tx.clone();
+                    Behaviors::receive_message(|_: u64| ()).on_signal(move |_ctx, signal| {
+                        if let Signal::Terminated(t) = signal {
+                            let _ = heard.send(t.actor().uid());
+                        }
+                    })
+                }),
+                &format!("watcher-{round}"),
+            )
+            .unwrap();
+        timeout(T, storm).await.unwrap().unwrap();
+        assert!(
+            timeout(ms(20), heard_rx.recv()).await.is_err(),
+            "round {round}: a restart was heard"
+        );
+        system.stop(&target).unwrap();
+        assert_eq!(next(&mut heard_rx).await, target.uid());
+        assert!(
+            timeout(ms(50), heard_rx.recv()).await.is_err(),
+            "round {round}: heard twice"
+        );
+    }
+    timeout(T, system.terminate()).await.unwrap();
+}
