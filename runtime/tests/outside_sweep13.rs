@@ -2787,3 +2787,182 @@ async fn s18_s14_a_watch_made_during_a_restart_storm_hears_one_terminated_at_the
     }
     timeout(T, system.terminate()).await.unwrap();
 }
+
+// =================================================================================
+// 14. Escalations into an absent parent; adapters of a dead owner; unhandled
+//     lifecycle signals (S16, S17, S28, S2, S6)
+// =================================================================================
+
+/// S16, S17, S13, S14: a parent backing off (restart that keeps its children) when
+/// a kept child escalates a failure of another type, whose clause escalates: the
+/// failure is not lost while the parent is absent. It climbs to the guardian and
+/// ends the system, with the child's error and both paths.
+#[tokio::test(start_paused = true)]
+async fn s16_s17_s13_an_escalation_into_a_backing_off_parent_still_climbs() {
+    let system = ActorSystem::new("absent-parent").unwrap();
+    let (kid_tx, mut kid_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    let (parent_tx, mut parent_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                let kid = ctx
+                    .spawn(
+                        Behaviors::supervise(Behaviors::receive_message(|_: u64| {
+                            Err::<(), _>(Other)
+                        }))
+                        .on_any_failure(SupervisorStrategy::escalate()),
+                        "kept",
+                    )
+                    .unwrap();
+                let _ = kid_tx.send(kid);
+                let _ = parent_tx.send(ctx.self_ref().clone());
+                Behaviors::supervise(Behaviors::receive_message(|_: u64| Err::<(), _>(Boom)))
+                    .on_failure::<Boom>(
+                        SupervisorStrategy::restart()
+                            .with_stop_children(false)
+                            .with_backoff(fixed_backoff(Duration::from_secs(60))),
+                    )
+                    .on_failure::<Other>(SupervisorStrategy::escalate())
+            }),
+            "parent",
+        )
+        .unwrap();
+    let kid = next(&mut kid_rx).await;
+    let parent = next(&mut parent_rx).await;
+    parent.tell(1_u64); // Boom: the parent backs off for a minute, keeping `kept`
+    tokio::time::sleep(ms(10)).await;
+    kid.tell(1_u64); // Other: escalated into the absent parent
+    let started = Instant::now();
+    let failure = timeout(Duration::from_secs(600), system.when_terminated())
+        .await
+        .expect("the escalation ends the system")
+        .expect_err("with the failure");
+    assert!(failure.is::<Other>(), "{failure}");
+    assert_eq!(
+        climbed(&failure),
+        ["/user/parent/kept", "/user/parent", "/user"]
+    );
+    // Not lost, but it may wait for the parent's next incarnation: at most the
+    // backoff.
+    assert!(
+        started.elapsed() <= Duration::from_secs(61),
+        "{:?}",
+        started.elapsed()
+    );
+    timeout(T, system.terminate()).await.unwrap();
+    assert_eq!(system.live_actors(), 0);
+}
+
+/// S28, S2, S31: an adapter made by an actor that stopped, whose name a new actor
+/// took: what is told through the old adapter is a dead letter, never a message to
+/// the new actor of the same name.
+#[tapio::test(start_paused = true)]
+async fn s28_s2_s31_an_adapter_of_a_stopped_owner_never_reaches_its_namesake(system: ActorSystem) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let (adapter_tx, mut adapter_rx) = mpsc::unbounded_channel::<ActorRef<u64>>();
+    fn owner(
+        tag: &'static str,
+        to: ActorRef<String>,
+        adapters: mpsc::UnboundedSender<ActorRef<u64>>,
+    ) -> Behavior<String> {
+        Behaviors::setup(move |ctx: &mut ActorContext<String>| {
+            let adapter = ctx.message_adapter(|n: u64| format!("adapted {n}"));
+            let _ = adapters.send(adapter);
+            let to = to.clone();
+            Behaviors::receive_message(move |s: String| to.tell(format!("{tag}: {s}")))
+        })
+    }
+    let first = system
+        .spawn(
+            owner("first", probe.actor_ref().clone(), adapter_tx.clone()),
+            "owner",
+        )
+        .unwrap();
+    let old_adapter = next(&mut adapter_rx).await;
+    old_adapter.tell(1_u64);
+    expect_lines(&mut probe, &["first: adapted 1"]).await;
+    let mut watcher = TestProbe::<u64>::new(&system);
+    watcher.watch(&first);
+    system.stop(&first).unwrap();
+    watcher.expect_terminated(&first, T).await;
+    let _second = system
+        .spawn(
+            owner("second", probe.actor_ref().clone(), adapter_tx),
+            "owner",
+        )
+        .unwrap();
+    let new_adapter = next(&mut adapter_rx).await;
+    old_adapter.tell(2_u64);
+    new_adapter.tell(3_u64);
+    expect_lines(&mut probe, &["second: adapted 3"]).await;
+    probe.expect_no_message(ms(50)).await;
+    let deadline = Instant::now() + T;
+    loop {
+        let letter = tokio::time::timeout_at(deadline, dead.recv())
+            .await
+            .expect("the old adapter's message is lettered")
+            .unwrap();
+        if let Some(n) = letter.take_message::<u64>() {
+            assert_eq!(n, 2, "{}", describe(&letter));
+            break;
+        }
+    }
+}
+
+/// S6, S15, S11: `unhandled` from a signal handler for `PreRestart` and `PostStop`
+/// is harmless (only `Terminated` makes a death pact): the restart happens once,
+/// the actor runs on, and a stop is a plain stop.
+#[tapio::test(start_paused = true)]
+async fn s6_s15_unhandled_pre_restart_and_post_stop_are_harmless(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(reporting(
+                probe.actor_ref().clone(),
+                || Err(Box::new(Boom)),
+            )))
+            .on_failure::<Boom>(SupervisorStrategy::restart())
+            .on_any_failure(SupervisorStrategy::resume()),
+            "shrugging",
+        )
+        .unwrap();
+    // `reporting` has no signal handler: wrap another with one that answers
+    // unhandled to everything.
+    let to = probe.actor_ref().clone();
+    let setups = Arc::new(AtomicU64::new(0));
+    let shrug = system
+        .spawn(
+            Behaviors::supervise(Behaviors::setup(move |_ctx: &mut ActorContext<u64>| {
+                let run = setups.fetch_add(1, SeqCst) + 1;
+                to.tell(format!("shrug setup {run}"));
+                let to = to.clone();
+                Behaviors::receive_message(move |n: u64| {
+                    if n == 0 {
+                        return Err(Boom);
+                    }
+                    to.tell(format!("shrug got {n}"));
+                    Ok(())
+                })
+                .on_signal(|_ctx, _signal| Behaviors::unhandled())
+            }))
+            .on_failure::<Boom>(SupervisorStrategy::restart())
+            .on_any_failure(SupervisorStrategy::stop()),
+            "shrug",
+        )
+        .unwrap();
+    let mut lines = probe.receive_messages(2, T).await;
+    lines.sort();
+    assert_eq!(lines, ["setup 1", "shrug setup 1"]);
+    actor.tell(0_u64);
+    actor.tell(5_u64);
+    expect_lines(&mut probe, &["setup 2", "sum 5"]).await;
+    shrug.tell(0_u64);
+    shrug.tell(6_u64);
+    expect_lines(&mut probe, &["shrug setup 2", "shrug got 6"]).await;
+    let mut watcher = TestProbe::<u64>::new(&system);
+    watcher.watch(&shrug);
+    system.stop(&shrug).unwrap();
+    watcher.expect_terminated(&shrug, T).await;
+    probe.expect_no_message(ms(50)).await;
+}

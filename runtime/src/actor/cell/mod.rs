@@ -201,6 +201,9 @@ struct Rare<P: Message> {
     /// behavior (a watched actor's end, a watch to start), or that interrupted it:
     /// read before the system lane, in the order they came.
     held: VecDeque<SystemMessage>,
+    /// While restarting: escalations from children the restart keeps
+    /// (`with_stop_children(false)`), for the next incarnation to decide on.
+    deferred: Vec<SystemMessage>,
 }
 
 impl<P: Message> Rare<P> {
@@ -216,6 +219,7 @@ impl<P: Message> Rare<P> {
             escalate: None,
             children_since: 0,
             held: VecDeque::new(),
+            deferred: Vec::new(),
         })
     }
 }
@@ -552,6 +556,16 @@ impl<P: Message> CellState<P> {
                     tracing::debug!(%child, error = %failure, "a child of an earlier incarnation escalated; ignored");
                     return;
                 }
+                if self.phase == Phase::Restarting {
+                    // A child the restart keeps escalated while this actor is between
+                    // incarnations: absent, not dead (S13), so the next incarnation
+                    // decides on it, as it handles what was told meanwhile.
+                    tracing::warn!(%child, error = %failure, "a child escalated its failure during a restart; the next incarnation decides on it");
+                    self.rare()
+                        .deferred
+                        .push(SystemMessage::ChildFailed { child, failure });
+                    return;
+                }
                 tracing::warn!(%child, error = %failure, "a child escalated its failure");
                 let failure = failure.climb(self.cell.core.path());
                 if let Parent::System = self.cell.core.parent() {
@@ -559,7 +573,7 @@ impl<P: Message> CellState<P> {
                     return;
                 }
                 if self.phase != Phase::Running {
-                    tracing::warn!(error = %failure, "escalation while stopping or restarting; ignored");
+                    tracing::warn!(error = %failure, "escalation while stopping; ignored");
                     return;
                 }
                 // The handler sees the escalation; supervision decides on it.
@@ -684,6 +698,16 @@ impl<P: Message> CellState<P> {
             let rare = self.rare();
             let decision = supervision::decide_failed_restart(&mut rare.levels, level, clause);
             self.carry_out(decision, failure).await;
+        }
+        // Escalations that came during the restart reach the incarnation that runs
+        // now (one restarting again keeps them for the next; one stopping drops them,
+        // as it would have while stopping).
+        if self.phase == Phase::Running
+            && let Some(rare) = &mut self.rare
+            && !rare.deferred.is_empty()
+        {
+            let deferred = std::mem::take(&mut rare.deferred);
+            rare.held.extend(deferred);
         }
     }
 
