@@ -281,7 +281,8 @@ impl Restart {
     /// Whether a restart stops the actor's children first (the default) or keeps
     /// them. Keep them when they are spawned by a setup *outside* the supervised
     /// behavior, which a restart does not run again: stopped, they would not come
-    /// back.
+    /// back. A kept child that escalates while the actor is between incarnations
+    /// (during a backoff) reaches the next incarnation, which decides on it.
     pub fn with_stop_children(mut self, stop: bool) -> Self {
         self.stop_children = stop;
         self

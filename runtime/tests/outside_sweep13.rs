@@ -20,6 +20,14 @@
 //!    storm from several tasks.
 //! 7. Termination (S19, S31): terminate amid timers, waiting offers, stashed asks,
 //!    backoffs and queued tells, with every message accounted for.
+//! 8. The testkit against the live runtime (S48): a stashing script, a timer.
+//! 9. Escalation racing `terminate`, inside `scope`; offers and asks in odd orders.
+//! 10. Fail-on-overflow mailboxes against a tick, a replay, a backoff, a terminate.
+//! 11. What a failing incarnation does in `PreRestart` and `PostStop`.
+//! 12. Names, watches and stashes at an escalation; events published at the end.
+//! 13. Races on two workers: timer storms, asks racing restarts, watch storms.
+//! 14. An escalation into a parent that backs off (it was dropped: fixed with this
+//!     sweep); adapters of a dead owner; unhandled lifecycle signals.
 //!
 //! Every wait is bounded; timing is asserted only under tokio's paused clock.
 
@@ -1719,7 +1727,7 @@ async fn s22_s31_a_timed_out_request_still_queued_is_lettered_once_at_the_stop(
     assert!(got[0].is::<Q>(), "{}", describe(&got[0]));
     // Nothing more, for the actor or as an answer.
     let quiet = Instant::now() + Duration::from_secs(1);
-    while let Ok(Some(letter)) = tokio::time::timeout_at(quiet, dead.recv()).await {
+    if let Ok(Some(letter)) = tokio::time::timeout_at(quiet, dead.recv()).await {
         panic!("an unexpected letter: {}", describe(&letter));
     }
 }
@@ -2738,7 +2746,11 @@ async fn s18_s14_a_watch_made_during_a_restart_storm_hears_one_terminated_at_the
         let target = system
             .spawn(
                 Behaviors::supervise(Behaviors::receive_message(|n: u64| {
-                    if n % 2 == 0 { Err(Boom) } else { Ok(()) }
+                    if n.is_multiple_of(2) {
+                        Err(Boom)
+                    } else {
+                        Ok(())
+                    }
                 }))
                 .on_failure::<Boom>(
                     SupervisorStrategy::restart()
