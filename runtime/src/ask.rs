@@ -270,7 +270,9 @@ impl<R: Message> Ask<R> {
     /// The deadline unless one is given.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
-    /// Wait at most `timeout` for the answer.
+    /// Wait at most `timeout` for the answer. A timeout too large to add to the
+    /// clock (`Duration::MAX`) is no deadline: the ask waits for the answer, or for
+    /// its target to stop.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -369,27 +371,34 @@ impl<R: Message> Ask<R> {
         if timeout <= WATCH_AFTER {
             return timed_out(&mut answer);
         }
-        sleep
-            .as_mut()
-            .reset(crate::timer::deadline_after(start, timeout));
+        // A deadline too far for the clock never comes: the sleep stays unarmed.
+        let deadline = crate::timer::deadline_after(start, timeout);
+        if let Some(deadline) = deadline {
+            sleep.as_mut().reset(deadline);
+        }
         let target = &self.target;
         let watch = promise.as_ref().zip(target.remote_slot());
         if let Some((promise, slot)) = &watch {
             slot.watch(promise, target);
         }
-        let outcome = self.wait_watching(&mut answer, &mut sleep, timeout).await;
+        let armed = deadline.is_some();
+        let outcome = self
+            .wait_watching(&mut answer, &mut sleep, armed, timeout)
+            .await;
         if let Some((promise, slot)) = &watch {
             slot.unwatch(promise, &self.target);
         }
         outcome
     }
 
-    /// The rest of a slow ask's wait, with the deadline armed and the target
-    /// watched: the answer, the target's end, or the deadline.
+    /// The rest of a slow ask's wait, with the deadline `sleep` (when `armed`: not
+    /// for one that never comes) and the target watched: the answer, the target's
+    /// end, or the deadline.
     async fn wait_watching(
         &self,
         answer: &mut AnswerChannel<R>,
         sleep: &mut Pin<&mut tokio::time::Sleep>,
+        armed: bool,
         timeout: Duration,
     ) -> Result<R, AskError> {
         let target = &self.target;
@@ -413,7 +422,7 @@ impl<R: Message> Ask<R> {
                 None if remote => Err(AskError::Unreachable { target: path() }),
                 None => Err(AskError::TargetTerminated { target: path() }),
             },
-            () = sleep.as_mut() => timed_out(answer),
+            () = sleep.as_mut(), if armed => timed_out(answer),
         }
     }
 }

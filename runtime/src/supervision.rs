@@ -345,7 +345,8 @@ impl Backoff {
     pub const DEFAULT_RANDOM_FACTOR: f64 = 0.2;
 
     /// A backoff from `min` up to `max`, with up to `random_factor` (0.0 to 1.0) of
-    /// extra random delay.
+    /// extra random delay. A delay too large to add to the clock (`Duration::MAX`)
+    /// is a restart that never comes: the actor stays absent, its messages wait.
     ///
     /// # Errors
     ///

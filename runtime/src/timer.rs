@@ -191,7 +191,10 @@ impl<P: Message> TimerScheduler<P> {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// Send `message` once, after `delay`. Replaces a timer with the same key.
+    /// Send `message` once, after `delay`. Replaces a timer with the same key. A
+    /// delay too large to add to the clock (`Duration::MAX`; for the repeating
+    /// timers, such an interval) starts a timer that stays active and never fires,
+    /// even on a paused clock.
     pub fn start_single_timer<M>(&self, key: impl Into<TimerKey>, message: M, delay: Duration)
     where
         M: Message,
@@ -388,13 +391,15 @@ impl<P: Message> Timer<P> {
         self.task = Some(match self.mode {
             TimerMode::Single => runtime
                 .spawn(async move {
-                    tokio::time::sleep(every).await;
+                    sleep_until_or_never(deadline_after(tokio::time::Instant::now(), every)).await;
                     tick(&cell, id);
                 })
                 .abort_handle(),
             TimerMode::FixedRate => runtime
                 .spawn(async move {
-                    let start = deadline_after(tokio::time::Instant::now(), every);
+                    let Some(start) = deadline_after(tokio::time::Instant::now(), every) else {
+                        return std::future::pending().await;
+                    };
                     let mut schedule = tokio::time::interval_at(start, every);
                     schedule.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
                     loop {
@@ -415,7 +420,7 @@ impl<P: Message> Timer<P> {
                         // falls behind gets fewer ticks, not a backlog.
                         let mut due = deadline_after(tokio::time::Instant::now(), every);
                         loop {
-                            tokio::time::sleep_until(due).await;
+                            sleep_until_or_never(due).await;
                             if !tick(&cell, id) {
                                 break;
                             }
@@ -434,17 +439,26 @@ impl<P: Message> Timer<P> {
     }
 }
 
-/// Put a tick of timer `id` on the cell's user lane; `false` once the cell is gone.
-/// `start + after`, or a century after `start` when that does not fit the clock: a
-/// deadline that never comes, for a duration as large as `Duration::MAX`, without a
-/// panic.
-pub(crate) fn deadline_after(start: tokio::time::Instant, after: Duration) -> tokio::time::Instant {
-    const CENTURY: Duration = Duration::from_secs(60 * 60 * 24 * 365 * 100);
-    start
-        .checked_add(after)
-        .or_else(|| start.checked_add(CENTURY))
-        .unwrap_or(start)
+/// `start + after`, or `None` when that does not fit the clock: a deadline that
+/// never comes, for a duration as large as `Duration::MAX`, without a panic. Not a
+/// far-off instant: a paused clock jumps to the next timer as soon as the runtime
+/// idles, so any instant at all comes at once in a test.
+pub(crate) fn deadline_after(
+    start: tokio::time::Instant,
+    after: Duration,
+) -> Option<tokio::time::Instant> {
+    start.checked_add(after)
 }
+
+/// Sleep until `deadline`, or forever when there is none (see `deadline_after`).
+pub(crate) async fn sleep_until_or_never(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Put a tick of timer `id` on the cell's user lane; `false` once the cell is gone.
 
 fn tick<P: Message>(cell: &Weak<LocalCell<P>>, id: u64) -> bool {
     let Some(cell) = cell.upgrade() else {

@@ -89,7 +89,9 @@ impl ActorSystemBuilder {
         }
     }
 
-    /// The deadline for the whole tree when the system terminates (default 5 s).
+    /// The deadline for the whole tree when the system terminates (default 5 s). A
+    /// timeout too large to add to the clock (`Duration::MAX`) is no deadline:
+    /// `terminate` waits for every actor, however long it takes.
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.settings.shutdown_timeout = timeout;
         self

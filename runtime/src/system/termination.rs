@@ -47,10 +47,16 @@ impl SystemShared {
             let _ = stopped.wait_for(|s| s & SYSTEM_STOPPED != 0).await;
         };
         let mut stop_both = std::pin::pin!(stop_both);
-        if tokio::time::timeout_at(deadline, stop_both.as_mut())
-            .await
-            .is_err()
-        {
+        let in_time = match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, stop_both.as_mut())
+                .await
+                .is_ok(),
+            None => {
+                stop_both.as_mut().await;
+                true
+            }
+        };
+        if !in_time {
             tracing::warn!(
                 timeout = ?self.settings.shutdown_timeout(),
                 "the actor tree did not stop within the shutdown timeout; cancelling the actors still in a handler"

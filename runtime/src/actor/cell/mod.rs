@@ -191,7 +191,7 @@ struct Rare<P: Message> {
     /// While restarting: whether to wait for the children to stop first.
     restart_stops_children: bool,
     /// While restarting with a backoff: when it ends.
-    backoff: Option<Pin<Box<Sleep>>>,
+    backoff: Option<Pause>,
     /// While stopping because of an escalation: the failure for the parent.
     escalate: Option<Failure>,
     /// Children with a uid below this belong to an incarnation a restart replaced:
@@ -241,6 +241,14 @@ struct CellState<P: Message> {
     /// it last spent (see `MESSAGES_PER_UNIT`).
     credit: u8,
     rare: Option<Box<Rare<P>>>,
+}
+
+/// A restart's backoff: until the sleep ends, or for good when the delay does not
+/// fit the clock (`Duration::MAX`): a restart that never comes, even on a paused
+/// clock, which would jump to any instant at all.
+enum Pause {
+    Until(Pin<Box<Sleep>>),
+    Forever,
 }
 
 /// Messages taken for each unit of tokio's cooperative budget. tokio gives a task
@@ -455,7 +463,8 @@ impl<P: Message> CellState<P> {
                     let over = match self.rare.as_mut().and_then(|rare| rare.backoff.as_mut()) {
                         None => true,
                         // Registers the task with the timer when it has not elapsed.
-                        Some(sleep) => sleep.as_mut().poll(cx).is_ready(),
+                        Some(Pause::Until(sleep)) => sleep.as_mut().poll(cx).is_ready(),
+                        Some(Pause::Forever) => false,
                     };
                     if over {
                         return Poll::Ready(Err(Slow::Restart));
@@ -663,7 +672,12 @@ impl<P: Message> CellState<P> {
         if stop_children {
             rare.children_since = children_since;
         }
-        rare.backoff = delay.map(|delay| Box::pin(tokio::time::sleep(delay)));
+        rare.backoff = delay.map(|delay| {
+            match crate::timer::deadline_after(tokio::time::Instant::now(), delay) {
+                Some(until) => Pause::Until(Box::pin(tokio::time::sleep_until(until))),
+                None => Pause::Forever,
+            }
+        });
         self.phase = Phase::Restarting;
         self.cell.core.set_waiting_for_children(stop_children);
     }

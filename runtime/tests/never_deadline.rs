@@ -1,0 +1,196 @@
+//! A duration too large for the clock is a deadline that never comes (the rustdoc of
+//! timers, asks, backoff and `shutdown_timeout` says so): not a deadline a century
+//! (or tokio's thirty years) away, which a paused clock reaches as soon as the
+//! runtime idles. Each test lets two hundred years of paused time pass and checks
+//! that nothing happened, then that the thing still works.
+
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tapio::prelude::*;
+use tapio::testkit::TestProbe;
+use tokio::sync::{Notify, mpsc};
+use tokio::time::timeout;
+
+/// The bound on every wait (paused time: it passes only when all else idles).
+const T: Duration = Duration::from_secs(5);
+
+/// Longer than any clamp a runtime or tokio applies to a deadline.
+const TWO_CENTURIES: Duration = Duration::from_secs(200 * 365 * 24 * 3600);
+
+/// Let two centuries of paused time pass. `sleep_until`, as `tokio::time::sleep`
+/// stops at thirty years for a duration this long.
+async fn pass_two_centuries() {
+    let start = tokio::time::Instant::now();
+    tokio::time::sleep_until(start + TWO_CENTURIES).await;
+    assert!(start.elapsed() >= TWO_CENTURIES, "{:?}", start.elapsed());
+}
+
+#[message]
+#[derive(Clone)]
+enum Tick {
+    Fire(&'static str),
+    State(ActorRef<String>),
+}
+
+// S25: single, fixed-delay and fixed-rate timers of `Duration::MAX` stay active and
+// never fire, two centuries on.
+#[tapio::test(start_paused = true)]
+async fn s25_timers_of_duration_max_never_fire_in_two_centuries(system: ActorSystem) {
+    let mut fired = TestProbe::<String>::new(&system);
+    let report = fired.actor_ref().clone();
+    let actor = system
+        .spawn(
+            Behaviors::with_timers(move |timers| {
+                timers.start_single_timer("single", Tick::Fire("single"), Duration::MAX);
+                timers
+                    .start_fixed_delay("delay", Tick::Fire("delay"), Duration::MAX)
+                    .unwrap();
+                timers
+                    .start_fixed_rate("rate", Tick::Fire("rate"), Duration::MAX)
+                    .unwrap();
+                let (report, timers) = (report.clone(), timers.clone());
+                Behaviors::receive_message(move |tick: Tick| match tick {
+                    Tick::Fire(what) => report.tell(what.to_owned()),
+                    Tick::State(to) => to.tell(format!(
+                        "{} {} {}",
+                        timers.is_active("single"),
+                        timers.is_active("delay"),
+                        timers.is_active("rate")
+                    )),
+                })
+            }),
+            "patient",
+        )
+        .unwrap();
+    pass_two_centuries().await;
+    fired.expect_no_message(Duration::from_millis(10)).await;
+    let mut state = TestProbe::<String>::new(&system);
+    actor.tell(Tick::State(state.actor_ref().clone()));
+    assert_eq!(state.expect_message(T).await, "true true true");
+}
+
+#[message]
+enum Cmd {
+    /// Keep the reply ref, answer nothing yet.
+    Hold(ActorRef<u64>),
+    /// Answer every held reply ref with this number.
+    Release(u64),
+}
+
+/// Holds reply refs until told to answer them.
+fn holder() -> Behavior<Cmd> {
+    let held: Mutex<Vec<ActorRef<u64>>> = Mutex::new(Vec::new());
+    Behaviors::receive_message(move |cmd: Cmd| match cmd {
+        Cmd::Hold(to) => held.lock().unwrap().push(to),
+        Cmd::Release(n) => {
+            for to in held.lock().unwrap().drain(..) {
+                to.tell(n);
+            }
+        }
+    })
+    .into()
+}
+
+// S22: an ask with a deadline of `Duration::MAX` is still waiting two centuries on,
+// and gets the answer when it comes.
+#[tapio::test(start_paused = true)]
+async fn s22_an_ask_of_duration_max_waits_two_centuries_for_its_answer(system: ActorSystem) {
+    let holder = system.spawn(holder(), "holder").unwrap();
+    let asked = holder.ask_with(Cmd::Hold).timeout(Duration::MAX);
+    let waiting = tokio::spawn(async move { asked.await });
+    pass_two_centuries().await;
+    assert!(!waiting.is_finished(), "{:?}", waiting.await);
+    holder.tell(Cmd::Release(7));
+    assert_eq!(timeout(T, waiting).await.unwrap().unwrap(), Ok(7));
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("boom")]
+struct Boom;
+
+// S13: a backoff of `Duration::MAX` keeps the actor absent two centuries on: the
+// restart never comes, the messages sent meanwhile wait, and nobody hears
+// `Terminated`.
+#[tapio::test(start_paused = true)]
+async fn s13_a_backoff_of_duration_max_never_restarts_in_two_centuries(system: ActorSystem) {
+    let mut handled = TestProbe::<u64>::new(&system);
+    let report = handled.actor_ref().clone();
+    let strategy = SupervisorStrategy::restart()
+        .with_backoff(Backoff::new(Duration::MAX, Duration::MAX, 0.0).unwrap());
+    let actor = system
+        .spawn(
+            Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
+                if n == 0 {
+                    return Err(Boom);
+                }
+                report.tell(n);
+                Ok(Behaviors::same())
+            }))
+            .on_failure::<Boom>(strategy),
+            "absent",
+        )
+        .unwrap();
+    handled.watch(&actor);
+    actor.tell(0_u64);
+    actor.tell(1_u64);
+    pass_two_centuries().await;
+    handled.expect_no_message(Duration::from_millis(10)).await;
+    handled
+        .expect_no_termination(Duration::from_millis(10))
+        .await;
+}
+
+/// An actor whose `PostStop` waits until it is released (a stop cuts an `async`
+/// message handler short, but `PostStop` runs to its end: only the shutdown deadline
+/// gives up on it).
+#[derive(Clone)]
+struct Lingering {
+    release: Arc<Notify>,
+    closing: mpsc::UnboundedSender<()>,
+}
+
+#[actor]
+impl Lingering {
+    fn ping(&mut self, _: u64) {}
+
+    #[signal]
+    async fn on_signal(&mut self, signal: &Signal) {
+        if *signal == Signal::PostStop {
+            let _ = self.closing.send(());
+            self.release.notified().await;
+        }
+    }
+}
+
+// S31: under a `shutdown_timeout` of `Duration::MAX`, `terminate` waits for a
+// `PostStop` however long it takes (two centuries on, it still waits), and returns
+// once it ends.
+#[tokio::test(start_paused = true)]
+async fn s31_a_shutdown_timeout_of_duration_max_waits_two_centuries_for_a_post_stop() {
+    let system = ActorSystem::builder("patient")
+        .shutdown_timeout(Duration::MAX)
+        .build()
+        .unwrap();
+    let release = Arc::new(Notify::new());
+    let (closing, mut closed) = mpsc::unbounded_channel();
+    system
+        .spawn(
+            Lingering {
+                release: release.clone(),
+                closing,
+            },
+            "lingering",
+        )
+        .unwrap();
+    let terminating = tokio::spawn(system.terminate());
+    assert_eq!(timeout(T, closed.recv()).await, Ok(Some(())));
+    pass_two_centuries().await;
+    assert!(!terminating.is_finished());
+    release.notify_one();
+    timeout(T, terminating).await.unwrap().unwrap();
+    assert_eq!(system.live_actors(), 0);
+}
