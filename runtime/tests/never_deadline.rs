@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::testkit::TestProbe;
+use tapio::{MailboxConfig, OverflowStrategy};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::timeout;
 
@@ -193,4 +194,38 @@ async fn s31_a_shutdown_timeout_of_duration_max_waits_two_centuries_for_a_post_s
     release.notify_one();
     timeout(T, terminating).await.unwrap().unwrap();
     assert_eq!(system.live_actors(), 0);
+}
+
+// S30: `offer_within` a wait of `Duration::MAX` into a full mailbox is still waiting
+// two centuries on (no `OfferTimedOut`), and is accepted once there is room.
+#[tapio::test(start_paused = true)]
+async fn s30_an_offer_within_duration_max_waits_two_centuries_for_room(system: ActorSystem) {
+    let gate = Arc::new(Notify::new());
+    let (taken, mut seen) = mpsc::unbounded_channel();
+    let held = gate.clone();
+    let sink = system
+        .spawn_with(
+            Behaviors::receive_message_async(async move |n: u64| {
+                let _ = taken.send(n);
+                held.notified().await;
+            }),
+            "sink",
+            MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
+        )
+        .unwrap();
+    sink.tell(1_u64);
+    // Taken into the handler, which waits at the gate; then 2 fills the one place.
+    assert_eq!(timeout(T, seen.recv()).await, Ok(Some(1)));
+    sink.tell(2_u64);
+    let waiting = {
+        let sink = sink.clone();
+        tokio::spawn(async move { sink.offer_within(3_u64, Duration::MAX).await })
+    };
+    pass_two_centuries().await;
+    assert!(!waiting.is_finished());
+    for next in [2, 3] {
+        gate.notify_one();
+        assert_eq!(timeout(T, seen.recv()).await, Ok(Some(next)));
+    }
+    assert!(timeout(T, waiting).await.unwrap().unwrap());
 }

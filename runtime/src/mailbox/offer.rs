@@ -102,13 +102,15 @@ impl<P: Message> ActorRef<P> {
 
     /// [`offer`](Self::offer), waiting at most `within` for room: `false` if there was
     /// none by then, and the message is a dead letter
-    /// ([`DeadLetterReason::OfferTimedOut`]).
+    /// ([`DeadLetterReason::OfferTimedOut`]). A wait too long to add to the clock
+    /// (`Duration::MAX`) is no deadline: the same as `offer`.
     pub async fn offer_within<M>(&self, message: M, within: Duration) -> bool
     where
         M: Message,
         P: Accepts<M>,
     {
         let mut offer = self.offer(message);
+        // tokio's `timeout` arms nothing for a duration that does not fit the clock.
         if let Ok(accepted) = tokio::time::timeout(within, &mut offer).await {
             return accepted;
         }
