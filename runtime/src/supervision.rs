@@ -61,7 +61,10 @@
 //!   first, on its system lane, ahead of the messages it has queued.
 //!   A failure escalated to a guardian terminates the system, and
 //!   [`ActorSystem::when_terminated`](crate::ActorSystem::when_terminated) returns it
-//!   with every path it climbed.
+//!   with every path it climbed. A parent that has begun to stop takes no decision:
+//!   a failure escalated to it then goes no further (it is logged at `warn`), as the
+//!   parent's own stop ends the child anyway; during a restart it waits for the next
+//!   incarnation (see [`Restart::with_stop_children`]).
 
 use std::collections::VecDeque;
 use std::error::Error;
