@@ -1760,6 +1760,10 @@ fn profile(workload: &str, flavor: Flavor) {
             "ping-raw" => runtime.block_on(ping_pong_raw()),
             "ask" => in_task(&runtime, ask_tapio(ASKS)),
             "ask-raw" => in_task(&runtime, ask_raw(ASKS)),
+            // actix on its own System, one thread whatever the flavor.
+            "ask-actix" => actix::System::new()
+                .block_on(async { actix::spawn(ask_actix(ASKS)).await })
+                .expect("the measured task finished"),
             "stop" => in_task(&runtime, stop_tapio()),
             "stop-raw" => in_task(&runtime, stop_raw()),
             "skynet" => in_task(&runtime, skynet_tapio(SKYNET_LEAVES)),
@@ -1795,7 +1799,7 @@ pub fn main(args: &[String]) {
         }
         Some("profile") => {
             // `core profile <tell|tell-raw|offer|offer-raw|contended|contended-raw|
-            // fairness|fairness-raw|ping|ping-raw|ask|ask-raw|stop|stop-raw|skynet|
+            // fairness|fairness-raw|ping|ping-raw|ask|ask-raw|ask-actix|stop|stop-raw|skynet|
             // skynet-raw|skynet-mbox|dead|wire|wire-raw|state> <mt|ct>`
             profile(args.get(2).map_or("tell", String::as_str), flavor_arg(3));
             return;
