@@ -1,5 +1,5 @@
 //! A duration too large for the clock is a deadline that never comes (the rustdoc of
-//! timers, asks, backoff and `shutdown_timeout` says so): not a deadline a century
+//! timers, asks, backoff, `offer_within` and `shutdown_timeout` says so): not a deadline a century
 //! (or tokio's thirty years) away, which a paused clock reaches as soon as the
 //! runtime idles. Each test lets two hundred years of paused time pass and checks
 //! that nothing happened, then that the thing still works.
@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tapio::prelude::*;
-use tapio::testkit::TestProbe;
 use tapio::{MailboxConfig, OverflowStrategy};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::timeout;
@@ -30,49 +29,9 @@ async fn pass_two_centuries() {
     assert!(start.elapsed() >= TWO_CENTURIES, "{:?}", start.elapsed());
 }
 
-#[message]
-#[derive(Clone)]
-enum Tick {
-    Fire(&'static str),
-    State(ActorRef<String>),
-}
-
-// S25: single, fixed-delay and fixed-rate timers of `Duration::MAX` stay active and
-// never fire, two centuries on.
-#[tapio::test(start_paused = true)]
-async fn s25_timers_of_duration_max_never_fire_in_two_centuries(system: ActorSystem) {
-    let mut fired = TestProbe::<String>::new(&system);
-    let report = fired.actor_ref().clone();
-    let actor = system
-        .spawn(
-            Behaviors::with_timers(move |timers| {
-                timers.start_single_timer("single", Tick::Fire("single"), Duration::MAX);
-                timers
-                    .start_fixed_delay("delay", Tick::Fire("delay"), Duration::MAX)
-                    .unwrap();
-                timers
-                    .start_fixed_rate("rate", Tick::Fire("rate"), Duration::MAX)
-                    .unwrap();
-                let (report, timers) = (report.clone(), timers.clone());
-                Behaviors::receive_message(move |tick: Tick| match tick {
-                    Tick::Fire(what) => report.tell(what.to_owned()),
-                    Tick::State(to) => to.tell(format!(
-                        "{} {} {}",
-                        timers.is_active("single"),
-                        timers.is_active("delay"),
-                        timers.is_active("rate")
-                    )),
-                })
-            }),
-            "patient",
-        )
-        .unwrap();
-    pass_two_centuries().await;
-    fired.expect_no_message(Duration::from_millis(10)).await;
-    let mut state = TestProbe::<String>::new(&system);
-    actor.tell(Tick::State(state.actor_ref().clone()));
-    assert_eq!(state.expect_message(T).await, "true true true");
-}
+// Timers and a backoff of `Duration::MAX` over two centuries: `outside_input`'s
+// `s25_timers_of_duration_max_never_fire_and_break_nothing` and
+// `s13_a_backoff_of_duration_max_stays_absent_and_a_stop_is_prompt`.
 
 #[message]
 enum Cmd {
@@ -107,42 +66,6 @@ async fn s22_an_ask_of_duration_max_waits_two_centuries_for_its_answer(system: A
     assert!(!waiting.is_finished(), "{:?}", waiting.await);
     holder.tell(Cmd::Release(7));
     assert_eq!(timeout(T, waiting).await.unwrap().unwrap(), Ok(7));
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error("boom")]
-struct Boom;
-
-// S13: a backoff of `Duration::MAX` keeps the actor absent two centuries on: the
-// restart never comes, the messages sent meanwhile wait, and nobody hears
-// `Terminated`.
-#[tapio::test(start_paused = true)]
-async fn s13_a_backoff_of_duration_max_never_restarts_in_two_centuries(system: ActorSystem) {
-    let mut handled = TestProbe::<u64>::new(&system);
-    let report = handled.actor_ref().clone();
-    let strategy = SupervisorStrategy::restart()
-        .with_backoff(Backoff::new(Duration::MAX, Duration::MAX, 0.0).unwrap());
-    let actor = system
-        .spawn(
-            Behaviors::supervise(Behaviors::receive_message(move |n: u64| {
-                if n == 0 {
-                    return Err(Boom);
-                }
-                report.tell(n);
-                Ok(Behaviors::same())
-            }))
-            .on_failure::<Boom>(strategy),
-            "absent",
-        )
-        .unwrap();
-    handled.watch(&actor);
-    actor.tell(0_u64);
-    actor.tell(1_u64);
-    pass_two_centuries().await;
-    handled.expect_no_message(Duration::from_millis(10)).await;
-    handled
-        .expect_no_termination(Duration::from_millis(10))
-        .await;
 }
 
 /// An actor whose `PostStop` waits until it is released (a stop cuts an `async`
