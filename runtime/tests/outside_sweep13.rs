@@ -770,6 +770,8 @@ async fn s13_s23_an_ask_queued_during_a_backoff_fails_at_once_when_the_parent_st
 fn gated(to: ActorRef<String>, gate: Arc<tokio::sync::Notify>) -> Behavior<u64> {
     Behaviors::receive_message_async(async move |n: u64| {
         if n == 1 {
+            // Said before it waits, so a test knows the message is in hand.
+            to.tell("waiting 1".to_string());
             gate.notified().await;
         }
         to.tell(format!("got {n}"));
@@ -795,15 +797,9 @@ async fn s30_s31_waiting_offers_resolve_false_when_their_target_is_stopped() {
             )
             .unwrap();
         actor.tell(1_u64);
-        // Wait until the first message is in hand: the mailbox then has room for one.
-        let mut offered = actor.offer(2_u64);
-        let deadline = Instant::now() + T;
-        loop {
-            if timeout(ms(1), &mut offered).await.is_ok() {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the second message never fit");
-        }
+        // The first message in hand: the mailbox then has room for one.
+        expect_lines(&mut probe, &["waiting 1"]).await;
+        assert!(timeout(T, actor.offer(2_u64)).await.unwrap());
         let a = actor.clone();
         let waiting = tokio::spawn(async move { a.offer(3_u64).await });
         let a = actor.clone();
@@ -829,7 +825,7 @@ async fn s30_s31_waiting_offers_resolve_false_when_their_target_is_stopped() {
             got.iter().map(describe).collect::<Vec<_>>()
         );
         probe.expect_no_message(ms(20)).await;
-        gate.notify_waiters();
+        gate.notify_one();
         timeout(T, system.terminate()).await.unwrap();
     }
 }
@@ -885,15 +881,15 @@ async fn s29_s16_s31_a_fail_overflow_escalated_reaches_the_parent_and_letters_th
     probe.watch(&parent);
     let child = next(&mut child_rx).await;
     child.tell(1_u64);
-    // Let the first message reach the handler, then fill the mailbox and overflow it.
-    tokio::time::sleep(ms(50)).await;
+    // The first message in hand; then fill the mailbox and overflow it.
+    expect_lines(&mut probe, &["waiting 1"]).await;
     child.tell(2_u64);
     child.tell(3_u64);
     child.tell(4_u64);
     // The overflow is the child's failure, decided once the handler in hand is
     // done: one message at a time (S4).
     probe.expect_no_message(ms(50)).await;
-    gate.notify_waiters();
+    gate.notify_one();
     expect_lines(&mut probe, &["got 1", "child failed child Some(2)"]).await;
     parent.tell("still here".to_string());
     expect_lines(&mut probe, &["parent still here"]).await;
@@ -1194,6 +1190,8 @@ async fn s19_s31_terminate_amid_timers_offers_stash_asks_and_backoff_accounts_fo
                     let _ = st.send(stasher);
                     // The flaky one, backing off for an hour after its first message.
                     let hh = h.clone();
+                    let restarting = h.clone();
+                    let stops = stop_report("flaky", s.clone());
                     let flaky: ActorRef<u64> = ctx
                         .spawn(
                             Behaviors::supervise(
@@ -1201,7 +1199,15 @@ async fn s19_s31_terminate_amid_timers_offers_stash_asks_and_backoff_accounts_fo
                                     hh.lock().unwrap().push(("flaky".into(), n));
                                     if n == 0 { Err(Boom) } else { Ok(()) }
                                 })
-                                .on_signal(stop_report("flaky", s.clone())),
+                                .on_signal(move |ctx, signal| {
+                                    if *signal == Signal::PreRestart {
+                                        restarting
+                                            .lock()
+                                            .unwrap()
+                                            .push(("flaky pre-restart".into(), 0));
+                                    }
+                                    stops(ctx, signal)
+                                }),
                             )
                             .on_failure::<Boom>(
                                 SupervisorStrategy::restart()
@@ -1249,7 +1255,16 @@ async fn s19_s31_terminate_amid_timers_offers_stash_asks_and_backoff_accounts_fo
         for n in 1..6 {
             flaky.tell(n);
         }
-        tokio::time::sleep(ms(30)).await;
+        // It backs off once its `PreRestart` has run (the backoff begins in that turn).
+        let deadline = Instant::now() + T;
+        while !handled
+            .lock()
+            .unwrap()
+            .contains(&("flaky pre-restart".into(), 0))
+        {
+            assert!(Instant::now() < deadline, "the flaky one never failed on 0");
+            tokio::task::yield_now().await;
+        }
 
         timeout(T, system.terminate())
             .await
