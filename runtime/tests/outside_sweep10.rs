@@ -54,7 +54,9 @@ use tapio::remote::spawn::{RemoteSpawnError, Spawner, SpawnerMsg};
 use tapio::remote::{LinkError, PeerUnreachable, RemoteError, RemoteSettings, TlsSettings};
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::wire::WireProblem;
-use tapio::{Address, AskError, DeadLetter, DeadLetterReason, Subscription, remote_behavior};
+use tapio::{
+    Address, AskError, DeadLetter, DeadLetterReason, IntoBehavior, Subscription, remote_behavior,
+};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
 
@@ -224,6 +226,60 @@ fn node(name: &str) -> ActorSystem {
         .expect("a loopback system builds")
 }
 
+/// Two loopback systems, `a` and `b`.
+fn a_and_b() -> (ActorSystem, ActorSystem) {
+    (node("a"), node("b"))
+}
+
+/// Terminates `systems`, one after the other, in order.
+async fn terminate_all<const N: usize>(systems: [&ActorSystem; N]) {
+    for system in systems {
+        system.terminate().await;
+    }
+}
+
+/// `spawner` spawned on `b` as `"spawner"`, and the ref `a` resolves by its path.
+fn spawner_on(
+    a: &ActorSystem,
+    b: &ActorSystem,
+    spawner: impl IntoBehavior<SpawnerMsg>,
+) -> ActorRef<SpawnerMsg> {
+    b.spawn(spawner, "spawner").unwrap();
+    a.resolve::<SpawnerMsg>(&uri(b, "/user/spawner")).unwrap()
+}
+
+/// An actor on `system` named `"collector"` that forwards every `Seq` to the
+/// channel returned.
+fn seq_collector(system: &ActorSystem) -> (ActorRef<Seq>, mpsc::UnboundedReceiver<Seq>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let collector = system
+        .spawn(
+            Behaviors::receive_message(move |s: Seq| {
+                let _ = tx.send(s);
+            }),
+            "collector",
+        )
+        .unwrap();
+    (collector, rx)
+}
+
+/// Tells `Note(1)` from `a` to `probe` on `b` where no link can be made: the note is
+/// a dead letter on `a`, `Unreachable` naming `b`, and the probe gets nothing.
+async fn expect_tell_unreachable(a: &ActorSystem, b: &ActorSystem, probe: &mut TestProbe<Note>) {
+    let mut dl = letters(a);
+    a.resolve::<Note>(&probe.actor_ref().to_string())
+        .unwrap()
+        .tell(Note(1));
+    let letter = letter_where(&mut dl, WAIT, |l| l.is::<Note>()).await;
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::Unreachable {
+            peer: b.address().clone()
+        }
+    );
+    probe.expect_no_message(ms(200)).await;
+}
+
 fn fast_settings() -> RemoteSettings {
     RemoteSettings::loopback()
         .heartbeat_interval(ms(100))
@@ -291,6 +347,22 @@ fn forwarder(tx: mpsc::UnboundedSender<u64>) -> Behavior<Note> {
     .into()
 }
 
+/// A [`forwarder`] on `b` named `name`, the ref `a` resolves for it, and its
+/// channel, once `Note(n)` told through that ref has arrived.
+async fn forwarder_linked(
+    a: &ActorSystem,
+    b: &ActorSystem,
+    name: &str,
+    n: u64,
+) -> (ActorRef<Note>, ActorRef<Note>, mpsc::UnboundedReceiver<u64>) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let local = b.spawn(forwarder(tx), name).unwrap();
+    let remote = a.resolve::<Note>(&local.to_string()).unwrap();
+    remote.tell(Note(n));
+    assert_eq!(recv_within(&mut rx, WAIT).await, n);
+    (local, remote, rx)
+}
+
 async fn recv_within<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> T {
     timeout(within, rx.recv())
         .await
@@ -319,8 +391,7 @@ fn echo() -> Echoer {
 /// system C) are each usable from B, which never resolved any of them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s36_refs_nested_in_vec_option_enum_are_live_on_the_far_side() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let c = node("c");
     let fan = b
         .spawn(
@@ -409,8 +480,7 @@ fn hopper(last: Option<mpsc::UnboundedSender<ActorRef<Note>>>) -> Behavior<Pass>
 /// to the ref it started as.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s36_s40_ref_hops_a_b_c_a_and_is_used_at_every_hop() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let c = node("c");
     let (home_tx, mut home_rx) = mpsc::unbounded_channel();
     let ha = a.spawn(hopper(Some(home_tx)), "hop").unwrap();
@@ -475,8 +545,7 @@ fn watcher(tx: mpsc::UnboundedSender<String>) -> Behavior<WatchThese> {
 /// promptly; A's actor's stop is heard afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s36_s41_third_party_watch_through_nested_refs_sees_each_end_once() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let c = node("c");
     let (btx, mut brx) = mpsc::unbounded_channel();
     let on_b = b.spawn(forwarder(btx), "target").unwrap();
@@ -521,8 +590,7 @@ async fn s36_s41_third_party_watch_through_nested_refs_sees_each_end_once() {
 /// second is a dead letter `AlreadyAnswered` on the asking system.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_s36_nested_reply_ref_answered_twice_second_is_already_answered() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let q = b
         .spawn(
             Behaviors::receive_message(|q: Query| {
@@ -547,8 +615,7 @@ async fn s44_s36_nested_reply_ref_answered_twice_second_is_already_answered() {
     let letter = letter_where(&mut dl, WAIT, |l| l.is::<Echoed>()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::AlreadyAnswered);
     assert_eq!(letter.take_message::<Echoed>(), Some(Echoed(41)));
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 // ------------------------------------------------------------ 2. watching
@@ -558,8 +625,7 @@ async fn s44_s36_nested_reply_ref_answered_twice_second_is_already_answered() {
 /// resolved before is a dead letter `SessionEnded` naming A.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s41_graceful_end_of_watched_system_is_prompt_then_session_ended() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let mut target = TestProbe::<Note>::new(&a);
     let on_a = b.resolve::<Note>(&target.actor_ref().to_string()).unwrap();
     on_a.tell(Note(1));
@@ -777,8 +843,7 @@ async fn s44_s43_ask_caught_by_give_up_fails_fast_new_session_answers() {
 /// new actor does not answer it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s44_s37_ask_to_stopped_incarnation_whose_name_was_reused_fails_at_once() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let first = b.spawn(echo(), "echo").unwrap();
     let old = a.resolve::<EchoerMsg>(&first.to_string()).unwrap();
     assert_eq!(old.ask(Echo(1)).timeout(WAIT).await.unwrap(), Echoed(2));
@@ -797,8 +862,7 @@ async fn s44_s37_ask_to_stopped_incarnation_whose_name_was_reused_fails_at_once(
     assert!(started.elapsed() < ms(2000), "took {:?}", started.elapsed());
     let fresh = a.resolve::<EchoerMsg>(&uri(&b, "/user/echo")).unwrap();
     assert_eq!(fresh.ask(Echo(3)).timeout(WAIT).await.unwrap(), Echoed(6));
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 // ------------------------------------------------------------ 4. size and order
@@ -807,8 +871,7 @@ async fn s44_s37_ask_to_stopped_incarnation_whose_name_was_reused_fails_at_once(
 /// small ones, interleaved; all arrive, equal, in order per sender.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s40_s5_near_limit_frames_interleaved_with_small_ones() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let sink = b
         .spawn(
@@ -843,8 +906,7 @@ async fn s40_s5_near_limit_frames_interleaved_with_small_ones() {
         assert_eq!(n, *expected, "sender {sender} out of order");
         *expected += 1;
     }
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 /// A sender actor: on `Go`, tells `count` numbered `Seq`s to the target.
@@ -887,18 +949,9 @@ async fn collect_in_order(
 /// every message arrives once, in order per sender.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s5_s40_six_senders_on_two_systems_keep_per_sender_order() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let c = node("c");
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let collector = b
-        .spawn(
-            Behaviors::receive_message(move |s: Seq| {
-                let _ = tx.send(s);
-            }),
-            "collector",
-        )
-        .unwrap();
+    let (collector, mut rx) = seq_collector(&b);
     let from_a = a.resolve::<Seq>(&collector.to_string()).unwrap();
     let from_c = c.resolve::<Seq>(&collector.to_string()).unwrap();
     let mut pumps = Vec::new();
@@ -928,15 +981,7 @@ async fn s5_s40_s45_delayed_link_keeps_per_sender_order() {
     let nodes = two_nodes(RemoteSettings::loopback()).unwrap();
     let (a, b) = (&nodes.a, &nodes.b);
     nodes.a_to_b().delay(ms(30));
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let collector = b
-        .spawn(
-            Behaviors::receive_message(move |s: Seq| {
-                let _ = tx.send(s);
-            }),
-            "collector",
-        )
-        .unwrap();
+    let (collector, mut rx) = seq_collector(b);
     let target = a.resolve::<Seq>(&collector.to_string()).unwrap();
     for sender in 0..3_u32 {
         let p = a.spawn(pump(), &format!("pump-{sender}")).unwrap();
@@ -957,11 +1002,8 @@ async fn s5_s40_s45_delayed_link_keeps_per_sender_order() {
 /// and the requester's watch hears nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s14_s46_tell_through_old_ref_reaches_restarted_remote_actor() {
-    let a = node("a");
-    let b = node("b");
-    b.spawn(Spawner::offering::<phoenix>().build().unwrap(), "spawner")
-        .unwrap();
-    let spawner = a.resolve::<SpawnerMsg>(&uri(&b, "/user/spawner")).unwrap();
+    let (a, b) = a_and_b();
+    let spawner = spawner_on(&a, &b, Spawner::offering::<phoenix>().build().unwrap());
     let spawned = spawner
         .spawn_remote::<phoenix>(PhoenixArgs, "phoenix")
         .await
@@ -987,8 +1029,7 @@ async fn s14_s46_tell_through_old_ref_reaches_restarted_remote_actor() {
     }
     assert_eq!(PHOENIX_BUILT.load(Ordering::SeqCst), before + 1);
     watcher.expect_no_termination(ms(300)).await;
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 /// S37, S2: after B's actor stopped and a new one took its name, a tell through
@@ -996,13 +1037,8 @@ async fn s14_s46_tell_through_old_ref_reaches_restarted_remote_actor() {
 /// and the new actor does not get it; a ref resolved by path reaches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_tell_to_old_uid_after_name_reused_is_stale_incarnation_naming_peer() {
-    let a = node("a");
-    let b = node("b");
-    let (tx1, mut rx1) = mpsc::unbounded_channel();
-    let first = b.spawn(forwarder(tx1), "w").unwrap();
-    let old = a.resolve::<Note>(&first.to_string()).unwrap();
-    old.tell(Note(1));
-    assert_eq!(recv_within(&mut rx1, WAIT).await, 1);
+    let (a, b) = a_and_b();
+    let (first, old, _rx1) = forwarder_linked(&a, &b, "w", 1).await;
     let mut local = TestProbe::<Note>::new(&b);
     local.watch(&first);
     b.stop(&first).unwrap();
@@ -1030,8 +1066,7 @@ async fn s37_tell_to_old_uid_after_name_reused_is_stale_incarnation_naming_peer(
         .unwrap()
         .tell(Note(3));
     assert_eq!(recv_within(&mut rx2, WAIT).await, 3);
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 // ------------------------------------------------------------ 6. non-user paths
@@ -1041,13 +1076,8 @@ async fn s37_tell_to_old_uid_after_name_reused_is_stale_incarnation_naming_peer(
 /// the link keeps delivering.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_tells_to_system_paths_and_guardians_are_dead_letters_naming_peer() {
-    let a = node("a");
-    let b = node("b");
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let ok = b.spawn(forwarder(tx), "ok").unwrap();
-    let to_ok = a.resolve::<Note>(&ok.to_string()).unwrap();
-    to_ok.tell(Note(0));
-    assert_eq!(recv_within(&mut rx, WAIT).await, 0);
+    let (a, b) = a_and_b();
+    let (_, to_ok, mut rx) = forwarder_linked(&a, &b, "ok", 0).await;
     let mut dl = letters(&b);
     let paths = [
         "/system/nobody-here",
@@ -1070,8 +1100,7 @@ async fn s37_tells_to_system_paths_and_guardians_are_dead_letters_naming_peer() 
     assert!(!b.is_terminating());
     to_ok.tell(Note(1));
     assert_eq!(recv_within(&mut rx, WAIT).await, 1);
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 /// S37: a peer's frame to a promise that never existed here
@@ -1079,8 +1108,7 @@ async fn s37_tells_to_system_paths_and_guardians_are_dead_letters_naming_peer() 
 /// S37 has every such frame become a dead letter naming the peer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_tell_to_promise_path_that_never_existed_names_peer() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let mut dl = letters(&b);
     a.resolve::<Note>(&uri(&b, "/system/promises/987654321"))
         .unwrap()
@@ -1090,8 +1118,7 @@ async fn s37_tell_to_promise_path_that_never_existed_names_peer() {
         DeadLetterReason::FromPeer { peer, .. } => assert_eq!(peer, a.address()),
         other => panic!("expected FromPeer naming {}, got {other:?}", a.address()),
     }
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 /// S37, S44: an ask to a `/system` path where nobody lives fails at once with
@@ -1099,8 +1126,7 @@ async fn s37_tell_to_promise_path_that_never_existed_names_peer() {
 /// actor whose path A can name, and a tell reaches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s37_s44_system_paths_ask_nobody_fails_fast_probe_by_path_reached() {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let nobody = a
         .resolve::<EchoerMsg>(&uri(&b, "/system/nobody-here"))
         .unwrap();
@@ -1116,8 +1142,7 @@ async fn s37_s44_system_paths_ask_nobody_fails_fast_probe_by_path_reached() {
     assert!(path.starts_with("/system/"), "{path}");
     a.resolve::<Note>(&uri(&b, &path)).unwrap().tell(Note(7));
     assert_eq!(probe.expect_message(WAIT).await, Note(7));
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 // ------------------------------------------------------------ 7. remote spawn
@@ -1127,11 +1152,8 @@ async fn s37_s44_system_paths_ask_nobody_fails_fast_probe_by_path_reached() {
 /// requester's watch hears the end, and the name is free again afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s46_s7_remote_spawn_whose_setup_fails_ends_and_frees_the_name() {
-    let a = node("a");
-    let b = node("b");
-    b.spawn(Spawner::offering::<fragile>().build().unwrap(), "spawner")
-        .unwrap();
-    let spawner = a.resolve::<SpawnerMsg>(&uri(&b, "/user/spawner")).unwrap();
+    let (a, b) = a_and_b();
+    let spawner = spawner_on(&a, &b, Spawner::offering::<fragile>().build().unwrap());
     let spawned = spawner
         .spawn_remote::<fragile>(FragileArgs { fail: true }, "f")
         .await
@@ -1147,8 +1169,7 @@ async fn s46_s7_remote_spawn_whose_setup_fails_ends_and_frees_the_name() {
     let mut w2 = TestProbe::<Note>::new(&a);
     w2.watch(&again.actor);
     w2.expect_no_termination(ms(300)).await;
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 /// S46, S42, S44: a spawn toward a spawner whose system was given up on fails
@@ -1157,9 +1178,7 @@ async fn s46_s7_remote_spawn_whose_setup_fails_ends_and_frees_the_name() {
 async fn s46_s42_spawn_toward_quarantined_spawner_fails_fast_runs_nothing() {
     let nodes = fast_pair();
     let (a, b) = (&nodes.a, &nodes.b);
-    b.spawn(Spawner::offering::<counted>().build().unwrap(), "spawner")
-        .unwrap();
-    let spawner = a.resolve::<SpawnerMsg>(&uri(b, "/user/spawner")).unwrap();
+    let spawner = spawner_on(a, b, Spawner::offering::<counted>().build().unwrap());
     // Link up first.
     let mut probe = TestProbe::<Note>::new(b);
     a.resolve::<Note>(&probe.actor_ref().to_string())
@@ -1280,8 +1299,7 @@ struct Crossing {
 
 /// Link two systems and wait until a `Seq` has crossed each way.
 async fn crossing() -> Crossing {
-    let a = node("a");
-    let b = node("b");
+    let (a, b) = a_and_b();
     let got_a = Arc::new(AtomicU64::new(0));
     let got_b = Arc::new(AtomicU64::new(0));
     let (up, mut linked) = mpsc::unbounded_channel();
@@ -1554,20 +1572,8 @@ async fn s38_tls_with_different_secrets_refused_typed_and_dead_lettered() {
         Err(LinkError::Failed { peer, .. }) => assert_eq!(&peer, b.address()),
         other => panic!("expected LinkError::Failed, got {other:?}"),
     }
-    let mut dl = letters(&a);
-    a.resolve::<Note>(&probe.actor_ref().to_string())
-        .unwrap()
-        .tell(Note(1));
-    let letter = letter_where(&mut dl, WAIT, |l| l.is::<Note>()).await;
-    assert_eq!(
-        letter.reason(),
-        &DeadLetterReason::Unreachable {
-            peer: b.address().clone()
-        }
-    );
-    probe.expect_no_message(ms(200)).await;
-    a.terminate().await;
-    b.terminate().await;
+    expect_tell_unreachable(&a, &b, &mut probe).await;
+    terminate_all([&a, &b]).await;
 }
 
 /// S38: a listener whose certificate names `localhost` only, dialled at
@@ -1581,18 +1587,7 @@ async fn s38_tls_certificate_not_naming_dialled_host_is_refused() {
     let a = tls_node("a", &ca, &la, SECRET);
     let b = tls_node("b", &ca, &lb, SECRET);
     let mut probe = TestProbe::<Note>::new(&b);
-    let mut dl = letters(&a);
-    a.resolve::<Note>(&probe.actor_ref().to_string())
-        .unwrap()
-        .tell(Note(1));
-    let letter = letter_where(&mut dl, WAIT, |l| l.is::<Note>()).await;
-    assert_eq!(
-        letter.reason(),
-        &DeadLetterReason::Unreachable {
-            peer: b.address().clone()
-        }
-    );
-    probe.expect_no_message(ms(200)).await;
+    expect_tell_unreachable(&a, &b, &mut probe).await;
     // Control: b dialling a links: b checks a's certificate for 127.0.0.1, and a,
     // the listener, checks b's client certificate against its roots only.
     let mut pa = TestProbe::<Note>::new(&a);
@@ -1600,8 +1595,7 @@ async fn s38_tls_certificate_not_naming_dialled_host_is_refused() {
         .unwrap()
         .tell(Note(2));
     assert_eq!(pa.expect_message(WAIT).await, Note(2));
-    a.terminate().await;
-    b.terminate().await;
+    terminate_all([&a, &b]).await;
 }
 
 /// S38: a certificate whose extended key usage allows server authentication only
@@ -1626,18 +1620,6 @@ async fn s38_tls_certificate_for_server_auth_only_cannot_dial() {
     let a = tls_node("a", &ca, &la, SECRET);
     let b = tls_node("b", &ca, &lb, SECRET);
     let mut probe = TestProbe::<Note>::new(&b);
-    let mut dl = letters(&a);
-    a.resolve::<Note>(&probe.actor_ref().to_string())
-        .unwrap()
-        .tell(Note(1));
-    let letter = letter_where(&mut dl, WAIT, |l| l.is::<Note>()).await;
-    assert_eq!(
-        letter.reason(),
-        &DeadLetterReason::Unreachable {
-            peer: b.address().clone()
-        }
-    );
-    probe.expect_no_message(ms(200)).await;
-    a.terminate().await;
-    b.terminate().await;
+    expect_tell_unreachable(&a, &b, &mut probe).await;
+    terminate_all([&a, &b]).await;
 }
