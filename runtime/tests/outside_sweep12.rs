@@ -462,23 +462,27 @@ fn per_sender(seen: &[u64]) -> BTreeMap<u64, Vec<u64>> {
     map
 }
 
-/// S5, S4, S29, S30: four tasks on a multi-thread runtime each send 400 items to one
-/// actor with a bounded drop-new mailbox of 8, every third by `tell` (which may be
-/// dropped), the rest by `offer` (which waits and must be accepted). What arrives
-/// from each sender is in the order sent, every offered item arrives, what was
-/// dropped is lettered, and no two handlers overlap.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s5_s4_senders_mixing_tells_and_offers_on_a_bounded_mailbox_keep_their_order() {
-    let system = ActorSystem::new("mixed-senders").unwrap();
-    let mut sub = letters(&system);
+/// A [`Collector`] on `system` named `"collector"` with a bounded mailbox of 8 that
+/// overflows by `overflow`, and its count of overlapping handlers.
+fn bounded_collector(
+    system: &ActorSystem,
+    overflow: OverflowStrategy,
+) -> (ActorRef<CollectorMsg>, Arc<AtomicU64>) {
     let (value, overlaps) = collector();
     let actor = system
         .spawn_with(
             value,
             "collector",
-            MailboxConfig::bounded(8, OverflowStrategy::DropNew).unwrap(),
+            MailboxConfig::bounded(8, overflow).unwrap(),
         )
         .unwrap();
+    (actor, overlaps)
+}
+
+/// Four tasks, senders 1 to 4, each sending 400 items to `actor`: every third by
+/// `tell`, the rest by `offer`, each of which must be accepted. Each task returns
+/// the sequence numbers it offered.
+fn mix_tells_and_offers(actor: &ActorRef<CollectorMsg>) -> Vec<tokio::task::JoinHandle<Vec<u64>>> {
     let mut tasks = Vec::new();
     for sender in 1..=4_u64 {
         let actor = actor.clone();
@@ -495,11 +499,12 @@ async fn s5_s4_senders_mixing_tells_and_offers_on_a_bounded_mailbox_keep_their_o
             offered
         }));
     }
-    let mut offered = BTreeMap::new();
-    for (i, task) in tasks.into_iter().enumerate() {
-        offered.insert(i as u64 + 1, timeout(T, task).await.unwrap().unwrap());
-    }
-    let mut probe = TestProbe::<Vec<u64>>::new(&system);
+    tasks
+}
+
+/// What `actor` has handled, asked for by a `ReportTo` it must accept within `T`.
+async fn offered_report(system: &ActorSystem, actor: &ActorRef<CollectorMsg>) -> Vec<u64> {
+    let mut probe = TestProbe::<Vec<u64>>::new(system);
     assert!(
         timeout(
             T,
@@ -510,13 +515,36 @@ async fn s5_s4_senders_mixing_tells_and_offers_on_a_bounded_mailbox_keep_their_o
         .await
         .unwrap()
     );
-    let seen = probe.expect_message(T).await;
+    probe.expect_message(T).await
+}
+
+/// Asserts that `seqs`, what was handled from `sender`, rise strictly.
+fn assert_in_order(sender: u64, seqs: &[u64]) {
+    assert!(
+        seqs.windows(2).all(|w| w[0] < w[1]),
+        "sender {sender} out of order: {seqs:?}"
+    );
+}
+
+/// S5, S4, S29, S30: four tasks on a multi-thread runtime each send 400 items to one
+/// actor with a bounded drop-new mailbox of 8, every third by `tell` (which may be
+/// dropped), the rest by `offer` (which waits and must be accepted). What arrives
+/// from each sender is in the order sent, every offered item arrives, what was
+/// dropped is lettered, and no two handlers overlap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s5_s4_senders_mixing_tells_and_offers_on_a_bounded_mailbox_keep_their_order() {
+    let system = ActorSystem::new("mixed-senders").unwrap();
+    let mut sub = letters(&system);
+    let (actor, overlaps) = bounded_collector(&system, OverflowStrategy::DropNew);
+    let tasks = mix_tells_and_offers(&actor);
+    let mut offered = BTreeMap::new();
+    for (i, task) in tasks.into_iter().enumerate() {
+        offered.insert(i as u64 + 1, timeout(T, task).await.unwrap().unwrap());
+    }
+    let seen = offered_report(&system, &actor).await;
     let map = per_sender(&seen);
     for (sender, seqs) in &map {
-        assert!(
-            seqs.windows(2).all(|w| w[0] < w[1]),
-            "sender {sender} out of order: {seqs:?}"
-        );
+        assert_in_order(*sender, seqs);
         let got: HashSet<u64> = seqs.iter().copied().collect();
         for seq in &offered[sender] {
             assert!(got.contains(seq), "offered {sender}/{seq} is missing");
@@ -1732,20 +1760,49 @@ fn clocked(to: ActorRef<String>, overlaps: Arc<AtomicU64>) -> Behavior<Clocked> 
     })
 }
 
+/// A [`clocked`] actor on `system` named `name`, telling `probe` and counting
+/// overlaps in `overlaps`.
+fn spawn_clocked(
+    system: &ActorSystem,
+    probe: &TestProbe<String>,
+    overlaps: &Arc<AtomicU64>,
+    name: &str,
+    mailbox: MailboxConfig,
+) -> ActorRef<Clocked> {
+    system
+        .spawn_with(
+            clocked(probe.actor_ref().clone(), overlaps.clone()),
+            name,
+            mailbox,
+        )
+        .unwrap()
+}
+
+/// A system named `name`, a probe on it, and a [`clocked`] actor named `"clock"`
+/// with `mailbox` that tells the probe, with its count of overlapping handlers.
+fn clock_system(
+    name: &str,
+    mailbox: MailboxConfig,
+) -> (
+    ActorSystem,
+    TestProbe<String>,
+    ActorRef<Clocked>,
+    Arc<AtomicU64>,
+) {
+    let system = ActorSystem::new(name).unwrap();
+    let probe = TestProbe::<String>::new(&system);
+    let overlaps = Arc::new(AtomicU64::new(0));
+    let actor = spawn_clocked(&system, &probe, &overlaps, "clock", mailbox);
+    (system, probe, actor, overlaps)
+}
+
 /// S24, S25: ticks of a 1 s fixed-rate timer fall due while a handler awaits for
 /// 3.5 s: none enters it; they queue behind the tells sent before they were due and
 /// ahead of one sent between the first and the second; afterwards the rate goes on.
 #[tokio::test(start_paused = true)]
 async fn s24_ticks_due_during_an_awaiting_handler_queue_behind_earlier_tells() {
-    let system = ActorSystem::new("queued-ticks").unwrap();
-    let mut probe = TestProbe::<String>::new(&system);
-    let overlaps = Arc::new(AtomicU64::new(0));
-    let actor = system
-        .spawn(
-            clocked(probe.actor_ref().clone(), overlaps.clone()),
-            "clock",
-        )
-        .unwrap();
+    let (system, mut probe, actor, overlaps) =
+        clock_system("queued-ticks", MailboxConfig::unbounded());
     actor.tell(Clocked::Hold(3_500));
     actor.tell(Clocked::Line("A"));
     actor.tell(Clocked::Line("B"));
@@ -1775,27 +1832,21 @@ async fn s24_ticks_due_during_an_awaiting_handler_queue_behind_earlier_tells() {
 /// timer had queued, and only the new message comes.
 #[tokio::test(start_paused = true)]
 async fn s24_s25_a_cancel_or_restart_of_a_key_drops_the_ticks_it_had_queued() {
-    let system = ActorSystem::new("dropped-ticks").unwrap();
-    let mut probe = TestProbe::<String>::new(&system);
-    let overlaps = Arc::new(AtomicU64::new(0));
-    let actor = system
-        .spawn(
-            clocked(probe.actor_ref().clone(), overlaps.clone()),
-            "clock",
-        )
-        .unwrap();
+    let (system, mut probe, actor, overlaps) =
+        clock_system("dropped-ticks", MailboxConfig::unbounded());
     actor.tell(Clocked::Hold(2_500));
     actor.tell(Clocked::Cancel("rate"));
     actor.tell(Clocked::Line("after"));
     expect_lines(&mut probe, &["hold start", "hold end", "after"]).await;
     probe.expect_no_message(Duration::from_secs(5)).await;
 
-    let actor = system
-        .spawn(
-            clocked(probe.actor_ref().clone(), overlaps.clone()),
-            "clock-2",
-        )
-        .unwrap();
+    let actor = spawn_clocked(
+        &system,
+        &probe,
+        &overlaps,
+        "clock-2",
+        MailboxConfig::unbounded(),
+    );
     actor.tell(Clocked::Hold(1_500));
     actor.tell(Clocked::Restart);
     actor.tell(Clocked::Line("after"));
@@ -1812,17 +1863,11 @@ async fn s24_s25_a_cancel_or_restart_of_a_key_drops_the_ticks_it_had_queued() {
 /// queued before it.
 #[tokio::test(start_paused = true)]
 async fn s24_s29_a_tick_due_on_a_full_bounded_mailbox_queues_and_takes_room() {
-    let system = ActorSystem::new("full-ticks").unwrap();
+    let (system, mut probe, actor, overlaps) = clock_system(
+        "full-ticks",
+        MailboxConfig::bounded(2, OverflowStrategy::DropNew).unwrap(),
+    );
     let mut sub = letters(&system);
-    let mut probe = TestProbe::<String>::new(&system);
-    let overlaps = Arc::new(AtomicU64::new(0));
-    let actor = system
-        .spawn_with(
-            clocked(probe.actor_ref().clone(), overlaps.clone()),
-            "clock",
-            MailboxConfig::bounded(2, OverflowStrategy::DropNew).unwrap(),
-        )
-        .unwrap();
     actor.tell(Clocked::Hold(1_500));
     assert_eq!(probe.expect_message(T).await, "hold start");
     actor.tell(Clocked::Line("A"));
@@ -2350,47 +2395,14 @@ async fn s7_a_setup_answering_same_fails_and_takes_its_child_down(system: ActorS
 async fn s5_senders_mixing_tells_and_offers_on_a_drop_oldest_mailbox_keep_their_order() {
     let system = ActorSystem::new("mixed-drop-oldest").unwrap();
     let mut sub = letters(&system);
-    let (value, overlaps) = collector();
-    let actor = system
-        .spawn_with(
-            value,
-            "collector",
-            MailboxConfig::bounded(8, OverflowStrategy::DropOldest).unwrap(),
-        )
-        .unwrap();
-    let mut tasks = Vec::new();
-    for sender in 1..=4_u64 {
-        let actor = actor.clone();
-        tasks.push(tokio::spawn(async move {
-            for seq in 0..400 {
-                if seq % 3 == 0 {
-                    actor.tell(Item { sender, seq });
-                } else {
-                    assert!(actor.offer(Item { sender, seq }).await, "offer {seq}");
-                }
-            }
-        }));
-    }
+    let (actor, overlaps) = bounded_collector(&system, OverflowStrategy::DropOldest);
+    let tasks = mix_tells_and_offers(&actor);
     for task in tasks {
         timeout(T, task).await.unwrap().unwrap();
     }
-    let mut probe = TestProbe::<Vec<u64>>::new(&system);
-    assert!(
-        timeout(
-            T,
-            actor.offer(ReportTo {
-                reply_to: probe.actor_ref().clone()
-            })
-        )
-        .await
-        .unwrap()
-    );
-    let seen = probe.expect_message(T).await;
+    let seen = offered_report(&system, &actor).await;
     for (sender, seqs) in per_sender(&seen) {
-        assert!(
-            seqs.windows(2).all(|w| w[0] < w[1]),
-            "sender {sender} out of order: {seqs:?}"
-        );
+        assert_in_order(sender, &seqs);
     }
     let missing = 1_600 - seen.len();
     let lost = letters_for(&mut sub, actor.path(), missing).await;
