@@ -58,6 +58,25 @@ async fn letters_within(
     out
 }
 
+/// Asserts that an ask that began at `started` failed, within a second, with an
+/// error for which `expected` holds.
+fn assert_fails_at_once<R: std::fmt::Debug>(
+    outcome: &Result<R, AskError>,
+    started: Instant,
+    expected: impl Fn(&AskError) -> bool,
+) {
+    assert!(
+        matches!(outcome, Err(error) if expected(error)),
+        "{outcome:?} after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// Poll a future once with a waker that does nothing.
 fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> Poll<F::Output> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -575,6 +594,27 @@ enum Own {
 
 /// An owner that hands out an adapter of `Foreign` (through `adapters`) and reports
 /// what it handles as `d{n}` / `a{n}`; `Block` reports `blocked` and waits for `gate`.
+/// An [`adapter_owner`] on `system` named `name`, reporting to `probe` and blocking
+/// on `gate`, and the adapter it handed out.
+async fn spawn_adapter_owner(
+    system: &ActorSystem,
+    probe: &TestProbe<String>,
+    gate: &Arc<Semaphore>,
+    name: &str,
+    mailbox: MailboxConfig,
+) -> (ActorRef<Own>, ActorRef<Foreign>) {
+    let (adapters_tx, mut adapters) = mpsc::unbounded_channel();
+    let owner = system
+        .spawn_with(
+            adapter_owner(probe.actor_ref().clone(), gate.clone(), adapters_tx),
+            name,
+            mailbox,
+        )
+        .unwrap();
+    let adapter = timeout(T, adapters.recv()).await.unwrap().unwrap();
+    (owner, adapter)
+}
+
 fn adapter_owner(
     report: ActorRef<String>,
     gate: Arc<Semaphore>,
@@ -619,15 +659,14 @@ async fn s28_s29_drop_oldest_accounts_for_adapted_and_direct_messages(system: Ac
     let mut letters = system.events().subscribe::<DeadLetter>();
     let mut probe = TestProbe::<String>::new(&system);
     let gate = Arc::new(Semaphore::new(0));
-    let (adapters_tx, mut adapters) = mpsc::unbounded_channel();
-    let owner = system
-        .spawn_with(
-            adapter_owner(probe.actor_ref().clone(), gate.clone(), adapters_tx),
-            "owner",
-            bounded(2, OverflowStrategy::DropOldest),
-        )
-        .unwrap();
-    let adapter = timeout(T, adapters.recv()).await.unwrap().unwrap();
+    let (owner, adapter) = spawn_adapter_owner(
+        &system,
+        &probe,
+        &gate,
+        "owner",
+        bounded(2, OverflowStrategy::DropOldest),
+    )
+    .await;
     owner.tell(Own::Block);
     assert_eq!(probe.expect_message(T).await, "blocked");
     adapter.tell(Foreign(1));
@@ -673,15 +712,14 @@ async fn s28_s30_an_offer_waits_behind_adapted_messages_over_the_bound(system: A
     let mut letters = system.events().subscribe::<DeadLetter>();
     let mut probe = TestProbe::<String>::new(&system);
     let gate = Arc::new(Semaphore::new(0));
-    let (adapters_tx, mut adapters) = mpsc::unbounded_channel();
-    let owner = system
-        .spawn_with(
-            adapter_owner(probe.actor_ref().clone(), gate.clone(), adapters_tx),
-            "owner",
-            bounded(2, OverflowStrategy::DropNew),
-        )
-        .unwrap();
-    let adapter = timeout(T, adapters.recv()).await.unwrap().unwrap();
+    let (owner, adapter) = spawn_adapter_owner(
+        &system,
+        &probe,
+        &gate,
+        "owner",
+        bounded(2, OverflowStrategy::DropNew),
+    )
+    .await;
     owner.tell(Own::Block);
     assert_eq!(probe.expect_message(T).await, "blocked");
     for n in 1..=4 {
@@ -853,6 +891,26 @@ enum Pulse {
 
 /// A behavior whose timers `start` sets up, reporting `tick`, `d{n}`, and `blocked`
 /// (then waiting for `gate`) on `Block`.
+/// A [`pulsing`] actor on `system` named `name`, reporting to `probe`, whose timers
+/// `start` sets; and the gate its `Block` waits on, closed.
+fn spawn_pulsing(
+    system: &ActorSystem,
+    probe: &TestProbe<String>,
+    name: &str,
+    mailbox: MailboxConfig,
+    start: impl Fn(&tapio::TimerScheduler<Pulse>) + Send + Sync + 'static,
+) -> (ActorRef<Pulse>, Arc<Semaphore>) {
+    let gate = Arc::new(Semaphore::new(0));
+    let actor = system
+        .spawn_with(
+            pulsing(probe.actor_ref().clone(), gate.clone(), start),
+            name,
+            mailbox,
+        )
+        .unwrap();
+    (actor, gate)
+}
+
 fn pulsing(
     report: ActorRef<String>,
     gate: Arc<Semaphore>,
@@ -880,18 +938,17 @@ fn pulsing(
 async fn s25_s29_a_drop_oldest_mailbox_keeps_a_waiting_tick(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
     let mut probe = TestProbe::<String>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let actor = system
-        .spawn_with(
-            pulsing(probe.actor_ref().clone(), gate.clone(), |timers| {
-                timers
-                    .start_fixed_delay("beat", Pulse::Tick, Duration::from_millis(10))
-                    .unwrap();
-            }),
-            "beating",
-            bounded(1, OverflowStrategy::DropOldest),
-        )
-        .unwrap();
+    let (actor, gate) = spawn_pulsing(
+        &system,
+        &probe,
+        "beating",
+        bounded(1, OverflowStrategy::DropOldest),
+        |timers| {
+            timers
+                .start_fixed_delay("beat", Pulse::Tick, Duration::from_millis(10))
+                .unwrap();
+        },
+    );
     assert_eq!(probe.expect_message(T).await, "tick");
     actor.tell(Pulse::Block);
     assert_eq!(probe.expect_message(T).await, "blocked");
@@ -927,16 +984,15 @@ async fn s25_s29_a_drop_oldest_mailbox_keeps_a_waiting_tick(system: ActorSystem)
 async fn s25_s30_an_offer_waits_behind_a_queued_tick(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
     let mut probe = TestProbe::<String>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let actor = system
-        .spawn_with(
-            pulsing(probe.actor_ref().clone(), gate.clone(), |timers| {
-                timers.start_single_timer("once", Pulse::Tick, Duration::from_millis(10));
-            }),
-            "ticking",
-            bounded(1, OverflowStrategy::DropNew),
-        )
-        .unwrap();
+    let (actor, gate) = spawn_pulsing(
+        &system,
+        &probe,
+        "ticking",
+        bounded(1, OverflowStrategy::DropNew),
+        |timers| {
+            timers.start_single_timer("once", Pulse::Tick, Duration::from_millis(10));
+        },
+    );
     actor.tell(Pulse::Block);
     assert_eq!(probe.expect_message(T).await, "blocked");
     tokio::time::sleep(Duration::from_millis(50)).await; // the tick is queued
@@ -964,18 +1020,17 @@ async fn s25_s30_an_offer_waits_behind_a_queued_tick(system: ActorSystem) {
 async fn s25_s29_fixed_rate_catch_up_is_not_refused_by_a_bound_of_one(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
     let mut probe = TestProbe::<String>::new(&system);
-    let gate = Arc::new(Semaphore::new(0));
-    let actor = system
-        .spawn_with(
-            pulsing(probe.actor_ref().clone(), gate.clone(), |timers| {
-                timers
-                    .start_fixed_rate("rate", Pulse::Tick, Duration::from_millis(10))
-                    .unwrap();
-            }),
-            "rating",
-            bounded(1, OverflowStrategy::DropNew),
-        )
-        .unwrap();
+    let (actor, gate) = spawn_pulsing(
+        &system,
+        &probe,
+        "rating",
+        bounded(1, OverflowStrategy::DropNew),
+        |timers| {
+            timers
+                .start_fixed_rate("rate", Pulse::Tick, Duration::from_millis(10))
+                .unwrap();
+        },
+    );
     assert_eq!(probe.expect_message(T).await, "tick");
     actor.tell(Pulse::Block);
     assert_eq!(probe.expect_message(T).await, "blocked");
@@ -1549,21 +1604,22 @@ async fn s32_s28_a_group_of_adapters_follows_their_owners(system: ActorSystem) {
     let mut probe = TestProbe::<String>::new(&system);
     let mut ends = TestProbe::<u64>::new(&system);
     let gate = Arc::new(Semaphore::new(1_000));
-    let (adapters_tx, mut adapters) = mpsc::unbounded_channel();
-    let owner1 = system
-        .spawn(
-            adapter_owner(probe.actor_ref().clone(), gate.clone(), adapters_tx.clone()),
-            "owner-1",
-        )
-        .unwrap();
-    let adapter1 = timeout(T, adapters.recv()).await.unwrap().unwrap();
-    let owner2 = system
-        .spawn(
-            adapter_owner(probe.actor_ref().clone(), gate.clone(), adapters_tx),
-            "owner-2",
-        )
-        .unwrap();
-    let adapter2 = timeout(T, adapters.recv()).await.unwrap().unwrap();
+    let (owner1, adapter1) = spawn_adapter_owner(
+        &system,
+        &probe,
+        &gate,
+        "owner-1",
+        MailboxConfig::unbounded(),
+    )
+    .await;
+    let (owner2, adapter2) = spawn_adapter_owner(
+        &system,
+        &probe,
+        &gate,
+        "owner-2",
+        MailboxConfig::unbounded(),
+    )
+    .await;
     let router = system
         .spawn(Routers::group([adapter1, adapter2]).unwrap(), "adapters")
         .unwrap();
@@ -1730,16 +1786,9 @@ async fn s23_s14_an_ask_held_in_a_discarded_stash_fails_at_once(system: ActorSys
     actor.tell(Desk::Crash);
     let started = Instant::now();
     let outcome = held.await;
-    assert!(
-        matches!(outcome, Err(AskError::Unanswered { .. })),
-        "{outcome:?} after {:?}",
-        started.elapsed()
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_fails_at_once(&outcome, started, |e| {
+        matches!(e, AskError::Unanswered { .. })
+    });
     let asked = actor.ask_with(Desk::Get).timeout(T);
     actor.tell(Desk::Open);
     assert_eq!(asked.await.unwrap(), 7);
@@ -1843,16 +1892,9 @@ async fn s21_s29_an_ask_refused_by_a_full_mailbox_fails_at_once(system: ActorSys
         .ask_with(Desk::Get)
         .timeout(Duration::from_secs(10))
         .await;
-    assert!(
-        matches!(outcome, Err(AskError::MailboxFull { .. })),
-        "{outcome:?} after {:?}",
-        started.elapsed()
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_fails_at_once(&outcome, started, |e| {
+        matches!(e, AskError::MailboxFull { .. })
+    });
 
     // With a subscriber: the refused request is one letter naming the actor, and the
     // ask still fails at once, for the same reason.
@@ -1862,16 +1904,9 @@ async fn s21_s29_an_ask_refused_by_a_full_mailbox_fails_at_once(system: ActorSys
         .ask_with(Desk::Get)
         .timeout(Duration::from_secs(10))
         .await;
-    assert!(
-        matches!(outcome, Err(AskError::MailboxFull { .. })),
-        "{outcome:?} after {:?}",
-        started.elapsed()
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_fails_at_once(&outcome, started, |e| {
+        matches!(e, AskError::MailboxFull { .. })
+    });
     let letter = next_letter(&mut letters).await;
     assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
     assert_eq!(letter.recipient(), actor.path());
@@ -2065,16 +2100,9 @@ async fn s34_s23_an_ask_held_by_a_state_fails_at_once_when_a_restart_discards_it
     vat.tell(Fill(3)); // overflow: restart
     let started = Instant::now();
     let outcome = held.await;
-    assert!(
-        matches!(outcome, Err(AskError::Unanswered { .. })),
-        "{outcome:?} after {:?}",
-        started.elapsed()
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_fails_at_once(&outcome, started, |e| {
+        matches!(e, AskError::Unanswered { .. })
+    });
     assert_eq!(setups.load(Ordering::SeqCst), 2);
     assert_eq!(vat.ask(Where).timeout(T).await.unwrap(), "filling");
 }
