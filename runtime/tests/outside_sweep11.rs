@@ -46,7 +46,7 @@ use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::remote::{PeerUnreachable, RemoteSettings};
-use tapio::router::RouterError;
+use tapio::router::{Pool, PoolHandle, RouterError};
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::{
     AskError, BoxError, DeadLetter, DeadLetterReason, MailboxConfig, OverflowStrategy, StashBuffer,
@@ -106,6 +106,36 @@ fn counting_routee() -> Behavior<Job> {
     })
 }
 
+/// A consistent-hash pool of `size` [`counting_routee`]s keyed by `Job::key`, whose
+/// key function panics on the poisoned key 13.
+fn poisoned_pool(size: usize) -> Pool<Job> {
+    Routers::pool(size, counting_routee)
+        .unwrap()
+        .consistent_hash(|job: &Job| {
+            assert!(job.key != 13, "a poisoned key");
+            job.key
+        })
+}
+
+/// Tells `router` a `Job` for each of `keys`, each to be answered to `done`.
+fn tell_jobs(router: &ActorRef<Job>, keys: impl IntoIterator<Item = u64>, done: &ActorRef<String>) {
+    for key in keys {
+        router.tell(Job {
+            key,
+            done: done.clone(),
+        });
+    }
+}
+
+/// The routees of `handle` now, each as its path and uid.
+fn routee_ids(handle: &PoolHandle<Job>) -> HashSet<(String, u64)> {
+    handle
+        .routees()
+        .iter()
+        .map(|r| (r.path().to_string(), r.uid()))
+        .collect()
+}
+
 fn parse(line: &str) -> (String, u64) {
     let (name, n) = line.split_once(' ').unwrap();
     (name.to_string(), n.parse().unwrap())
@@ -121,12 +151,7 @@ async fn s32_s14_a_supervised_pool_router_restarts_with_fresh_routees_at_its_las
 ) {
     let mut probe = TestProbe::<String>::new(&system);
     let done = probe.actor_ref().clone();
-    let pool = Routers::pool(2, counting_routee)
-        .unwrap()
-        .consistent_hash(|job: &Job| {
-            assert!(job.key != 13, "a poisoned key");
-            job.key
-        });
+    let pool = poisoned_pool(2);
     let handle = pool.handle();
     let router = system
         .spawn(
@@ -137,32 +162,15 @@ async fn s32_s14_a_supervised_pool_router_restarts_with_fresh_routees_at_its_las
     let mut watcher = TestProbe::<String>::new(&system);
     watcher.watch(&router);
     handle.resize(3).unwrap();
-    for key in 200..230 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, 200..230, &done);
     let before_lines = probe.receive_messages(30, T).await;
-    let before: HashSet<(String, u64)> = handle
-        .routees()
-        .iter()
-        .map(|r| (r.path().to_string(), r.uid()))
-        .collect();
+    let before = routee_ids(&handle);
     assert_eq!(before.len(), 3, "the resize to 3 took effect");
     let names_before: HashSet<String> = before_lines.iter().map(|l| parse(l).0).collect();
     assert_eq!(names_before.len(), 3, "{before_lines:?}");
 
-    router.tell(Job {
-        key: 13,
-        done: done.clone(),
-    });
-    for key in 100..130 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, [13], &done);
+    tell_jobs(&router, 100..130, &done);
     let after_lines = probe.receive_messages(30, T).await;
     let mut per_routee: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for line in &after_lines {
@@ -173,11 +181,7 @@ async fn s32_s14_a_supervised_pool_router_restarts_with_fresh_routees_at_its_las
         let expected: Vec<u64> = (1..=counts.len() as u64).collect();
         assert_eq!(counts, &expected, "{name} starts afresh: {after_lines:?}");
     }
-    let after: HashSet<(String, u64)> = handle
-        .routees()
-        .iter()
-        .map(|r| (r.path().to_string(), r.uid()))
-        .collect();
+    let after = routee_ids(&handle);
     assert_eq!(after.len(), 3, "back at the size last asked for: {after:?}");
     assert!(
         after.is_disjoint(&before),
@@ -200,12 +204,7 @@ async fn s32_s18_a_routee_removed_by_a_shrink_is_seen_terminated_by_an_outside_w
     let pool = Routers::pool(3, counting_routee).unwrap();
     let handle = pool.handle();
     let router = system.spawn(pool, "rr").unwrap();
-    for key in 0..3 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, 0..3, &done);
     probe.receive_messages(3, T).await;
     let routees = handle.routees();
     assert_eq!(routees.len(), 3);
@@ -223,12 +222,7 @@ async fn s32_s18_a_routee_removed_by_a_shrink_is_seen_terminated_by_an_outside_w
         left,
         [routees[0].path().to_string(), routees[1].path().to_string()]
     );
-    for key in 0..6 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, 0..6, &done);
     let lines = probe.receive_messages(6, T).await;
     let mut per: BTreeMap<String, u64> = BTreeMap::new();
     for line in &lines {
@@ -248,12 +242,7 @@ async fn s32_s14_a_pool_router_restarted_keeping_children_does_not_double_its_ro
 ) {
     let mut probe = TestProbe::<String>::new(&system);
     let done = probe.actor_ref().clone();
-    let pool = Routers::pool(3, counting_routee)
-        .unwrap()
-        .consistent_hash(|job: &Job| {
-            assert!(job.key != 13, "a poisoned key");
-            job.key
-        });
+    let pool = poisoned_pool(3);
     let handle = pool.handle();
     let router = system
         .spawn(
@@ -262,24 +251,11 @@ async fn s32_s14_a_pool_router_restarted_keeping_children_does_not_double_its_ro
             "keeping",
         )
         .unwrap();
-    for key in 100..110 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, 100..110, &done);
     probe.receive_messages(10, T).await;
     let live_before = system.live_actors();
-    router.tell(Job {
-        key: 13,
-        done: done.clone(),
-    });
-    for key in 200..210 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, [13], &done);
+    tell_jobs(&router, 200..210, &done);
     probe.receive_messages(10, T).await;
     let routees = handle.routees();
     assert_eq!(routees.len(), 3, "the size last asked for");
@@ -298,12 +274,7 @@ async fn s13_s32_jobs_told_to_a_pool_router_during_its_backoff_reach_the_new_rou
 ) {
     let mut probe = TestProbe::<String>::new(&system);
     let done = probe.actor_ref().clone();
-    let pool = Routers::pool(2, counting_routee)
-        .unwrap()
-        .consistent_hash(|job: &Job| {
-            assert!(job.key != 13, "a poisoned key");
-            job.key
-        });
+    let pool = poisoned_pool(2);
     let router = system
         .spawn(
             Behaviors::supervise(pool).on_any_failure(
@@ -313,22 +284,11 @@ async fn s13_s32_jobs_told_to_a_pool_router_during_its_backoff_reach_the_new_rou
             "patient",
         )
         .unwrap();
-    router.tell(Job {
-        key: 1,
-        done: done.clone(),
-    });
+    tell_jobs(&router, [1], &done);
     probe.expect_message(T).await;
     let failed_at = Instant::now();
-    router.tell(Job {
-        key: 13,
-        done: done.clone(),
-    });
-    for key in 20..30 {
-        router.tell(Job {
-            key,
-            done: done.clone(),
-        });
-    }
+    tell_jobs(&router, [13], &done);
+    tell_jobs(&router, 20..30, &done);
     let first = probe.expect_message(T).await;
     assert!(
         failed_at.elapsed() >= ms(500),
