@@ -355,6 +355,18 @@ fn escalating_kid(n: u64, report: ActorRef<String>) -> Behavior<Cmd> {
     .into()
 }
 
+/// Takes the kid the parent sent on `kids` and makes it fail; `reports` then hears
+/// the kid's post-stop and the parent's `ChildFailed` handler, in that order.
+async fn fail_the_kid(
+    kids: &mut mpsc::UnboundedReceiver<ActorRef<Cmd>>,
+    reports: &mut TestProbe<String>,
+) {
+    let kid = timeout(T, kids.recv()).await.unwrap().unwrap();
+    kid.tell(Cmd::Fail);
+    assert_eq!(reports.expect_message(T).await, "kid post-stop 1");
+    assert_eq!(reports.expect_message(T).await, "child-failed");
+}
+
 // S16 + Signal::ChildFailed docs: "the decision is not the handler's: whatever it
 // answers, this actor then fails with the child's error, under its own supervision (a
 // `resume` clause for that error type absorbs the escalation)". A handler that answers
@@ -392,10 +404,7 @@ async fn s16_a_child_failed_handler_answering_stopped_does_not_decide(system: Ac
         .unwrap();
     let mut probe = TestProbe::<u64>::new(&system);
     probe.watch(&parent);
-    let kid = timeout(T, rx.recv()).await.unwrap().unwrap();
-    kid.tell(Cmd::Fail);
-    assert_eq!(reports.expect_message(T).await, "kid post-stop 1");
-    assert_eq!(reports.expect_message(T).await, "child-failed");
+    fail_the_kid(&mut rx, &mut reports).await;
     parent.tell(Cmd::Get(probe.actor_ref().clone()));
     assert_eq!(
         probe.receive_message(T).await,
@@ -444,10 +453,7 @@ async fn s16_a_failing_child_failed_handler_makes_its_own_failure_decided(system
         .unwrap();
     let mut probe = TestProbe::<u64>::new(&system);
     probe.watch(&parent);
-    let kid = timeout(T, rx.recv()).await.unwrap().unwrap();
-    kid.tell(Cmd::Fail);
-    assert_eq!(reports.expect_message(T).await, "kid post-stop 1");
-    assert_eq!(reports.expect_message(T).await, "child-failed");
+    fail_the_kid(&mut rx, &mut reports).await;
     parent.tell(Cmd::Get(probe.actor_ref().clone()));
     assert_eq!(
         probe.receive_message(T).await,
@@ -1439,6 +1445,20 @@ enum Keeper {
     Forget,
 }
 
+/// An ask of `keeper` to hold its reply ref (deadline 30 s), awaited on a task that
+/// returns its outcome and how long it took.
+fn timed_hold(
+    keeper: &ActorRef<Keeper>,
+) -> tokio::task::JoinHandle<(Result<u64, AskError>, Duration)> {
+    let ask = keeper
+        .ask_with(Keeper::Hold)
+        .timeout(Duration::from_secs(30));
+    tokio::spawn(async move {
+        let started = Instant::now();
+        (ask.await, started.elapsed())
+    })
+}
+
 fn keeper() -> Behavior<Keeper> {
     Behaviors::setup(|_| {
         let held = Mutex::new(Vec::new());
@@ -1454,13 +1474,7 @@ fn keeper() -> Behavior<Keeper> {
 #[tapio::test(start_paused = true)]
 async fn s21_a_reply_ref_kept_then_dropped_is_unanswered_when_dropped(system: ActorSystem) {
     let keeper = system.spawn(keeper(), "keeper").unwrap();
-    let ask = keeper
-        .ask_with(Keeper::Hold)
-        .timeout(Duration::from_secs(30));
-    let waiting = tokio::spawn(async move {
-        let started = Instant::now();
-        (ask.await, started.elapsed())
-    });
+    let waiting = timed_hold(&keeper);
     sleep(Duration::from_secs(2)).await;
     keeper.tell(Keeper::Forget);
     let (asked, took) = timeout(T, waiting).await.unwrap().unwrap();
@@ -1553,13 +1567,7 @@ async fn s23_s48_an_ask_whose_target_stopped_holding_its_reply_ref_leaks_nothing
         .build()
         .unwrap();
     let keeper = system.spawn(keeper(), "keeper").unwrap();
-    let ask = keeper
-        .ask_with(Keeper::Hold)
-        .timeout(Duration::from_secs(30));
-    let waiting = tokio::spawn(async move {
-        let started = Instant::now();
-        (ask.await, started.elapsed())
-    });
+    let waiting = timed_hold(&keeper);
     sleep(Duration::from_secs(1)).await;
     system.stop(&keeper).unwrap();
     let (asked, took) = timeout(T, waiting).await.unwrap().unwrap();
