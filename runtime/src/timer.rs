@@ -459,7 +459,6 @@ pub(crate) async fn sleep_until_or_never(deadline: Option<tokio::time::Instant>)
 }
 
 /// Put a tick of timer `id` on the cell's user lane; `false` once the cell is gone.
-
 fn tick<P: Message>(cell: &Weak<LocalCell<P>>, id: u64) -> bool {
     let Some(cell) = cell.upgrade() else {
         return false;
