@@ -24,7 +24,10 @@
 //!   example by a protocol that does not carry the reply ref. A request sent to
 //!   another system fails the same way, at once: when every ref to its promise
 //!   there is dropped unused (never answered through, never passed on in a
-//!   message), that system tells this one.
+//!   message), that system tells this one. As locally, a request whose handler
+//!   drops it and fails is `TargetTerminated` when the failure stops the target,
+//!   and `Unanswered` when the target goes on: that system tells once the
+//!   target's supervision has decided.
 //! - [`AskError::MailboxFull`]: the target's bounded mailbox was full and its
 //!   overflow strategy (drop-new, or fail) refused the request; the ask fails at
 //!   once, and the target runs on (S29). Under drop-oldest a request is taken, and

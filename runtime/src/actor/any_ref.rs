@@ -70,6 +70,11 @@ impl AnyActorRef {
         self.cell.uid()
     }
 
+    /// A handle to the target that keeps nothing of it alive.
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<dyn AnyCell> {
+        Arc::downgrade(&self.cell)
+    }
+
     /// The cell's core, for a target of this process (see [`AnyCell::local`]).
     pub(crate) fn local(&self) -> Option<&CellCore> {
         self.cell.local()

@@ -26,7 +26,9 @@ mod user;
 pub(crate) use self::answer::{AnswerSlot, Look};
 pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
 pub use self::offer::Offer;
-pub(crate) use self::remote::{RemoteSlot, UnusedPromise, dropping_promises};
+pub(crate) use self::remote::{
+    OwedRefusal, PROMISES, RemoteSlot, UnusedPromise, dropping_promises,
+};
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
 };

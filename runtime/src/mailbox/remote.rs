@@ -2,12 +2,13 @@
 //! queued on the association with that system.
 
 use std::cell::Cell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 
+use crate::actor::AnyCell;
 use crate::actor::promise::Refusal;
 use crate::events::DeadLetterReason;
-use crate::mailbox::{Envelope, Sent};
+use crate::mailbox::{Envelope, Sent, SystemMessage};
 use crate::message::Message;
 use crate::system::SystemShared;
 use crate::wire::is_decoding;
@@ -36,6 +37,60 @@ pub(crate) struct RemoteSlot {
     /// was delivered to: if that actor stops holding it, the asker hears that its
     /// target stopped. A ref not decoded from a delivered frame starts `used`.
     pub(crate) delivered_to: u64,
+    /// That actor, for a ref to a peer's promise delivered to an actor: dropped
+    /// unused while the actor is in the middle of a turn (its handler failed, say),
+    /// the ref leaves it to the actor to say, once it has carried out what the turn
+    /// came to, whether the target stopped (see `Drop`).
+    pub(crate) recipient: Option<Weak<dyn AnyCell>>,
+}
+
+/// The refusal owed to a peer's ask whose promise ref was dropped unused while the
+/// actor the request was delivered to was in the middle of a turn: it waits on that
+/// actor's system lane, and the actor sends it once the turn's outcome is carried
+/// out (a failure's decision taken), as `TargetTerminated` if it is stopping, else
+/// `Unanswered`, as a local asker reads its target's state when it sees its
+/// promise dropped. Dropped unsent (the actor ended with it queued), it says that
+/// the target stopped.
+pub(crate) struct OwedRefusal {
+    /// The link to the asker's system; taken when the refusal is sent.
+    association: Option<Arc<crate::remote::association::Association>>,
+    /// The promise's path there.
+    path: String,
+    /// The promise's uid.
+    uid: u64,
+}
+
+impl std::fmt::Debug for OwedRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwedRefusal")
+            .field("path", &self.path)
+            .field("uid", &self.uid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OwedRefusal {
+    /// Send it: the actor the request was delivered to is `stopping`, or not.
+    pub(crate) fn send(mut self, stopping: bool) {
+        self.send_now(stopping);
+    }
+
+    fn send_now(&mut self, stopping: bool) {
+        let refusal = if stopping {
+            Refusal::TargetTerminated
+        } else {
+            Refusal::Unanswered
+        };
+        if let (Some(association), Some(payload)) = (self.association.take(), refusal.to_wire()) {
+            association.send_refusal(&self.path, self.uid, &payload);
+        }
+    }
+}
+
+impl Drop for OwedRefusal {
+    fn drop(&mut self) {
+        self.send_now(true);
+    }
 }
 
 /// What dropping an unused ref to a peer's promise says to the asker, on this
@@ -69,12 +124,17 @@ pub(crate) fn dropping_promises<T>(said: UnusedPromise, f: impl FnOnce() -> T) -
 }
 
 /// The path under which a system exports its asks' promises.
-const PROMISES: &str = "/system/promises/";
+pub(crate) const PROMISES: &str = "/system/promises/";
 
 impl Drop for RemoteSlot {
     /// A ref to a peer's promise that goes away unused was the request's only way
     /// back: the asker hears at once that no answer will come, as a local asker
-    /// does, rather than at its deadline.
+    /// does, rather than at its deadline. `TargetTerminated` when the actor it was
+    /// delivered to stops holding it, or has begun to stop; `Unanswered` when that
+    /// actor is between turns (it goes on). Dropped in the middle of its turn (a
+    /// handler that drops it, and may fail), the refusal waits on its system lane
+    /// (`OwedRefusal`) until the turn's outcome, a failure's decision too, is
+    /// carried out.
     fn drop(&mut self) {
         // Dropped while a frame is decoded or delivered: if the frame is refused,
         // its refusal says why.
@@ -94,9 +154,54 @@ impl Drop for RemoteSlot {
             UnusedPromise::Stopped(uid) if uid != 0 && uid == self.delivered_to => {
                 Refusal::TargetTerminated
             }
-            UnusedPromise::Unanswered | UnusedPromise::Stopped(_) => Refusal::Unanswered,
+            UnusedPromise::Unanswered | UnusedPromise::Stopped(_) => match self.recipient_now() {
+                Recipient::Stopping => Refusal::TargetTerminated,
+                Recipient::Idle => Refusal::Unanswered,
+                Recipient::InTurn(recipient) => {
+                    // Its turn may yet decide to stop it (a failed handler dropped
+                    // the request): it says which once it has carried that out.
+                    let owed = OwedRefusal {
+                        association: self.association.take(),
+                        path: std::mem::take(&mut self.path),
+                        uid: self.uid,
+                    };
+                    // Refused: its lane has closed since, so it has stopped, and the
+                    // refusal handed back says so as it goes.
+                    let _ = recipient.send_system(SystemMessage::OwedRefusal(Box::new(owed)));
+                    return;
+                }
+            },
         };
         self.refuse(refusal);
+    }
+}
+
+/// What the actor a promise ref was delivered to is doing, as the ref is dropped.
+enum Recipient {
+    /// It has begun to stop, or has ended.
+    Stopping,
+    /// It waits for something to do, or it is not known (a ref not delivered to an
+    /// actor): it dropped the request and goes on.
+    Idle,
+    /// It is in the middle of a turn, which may yet stop it.
+    InTurn(Arc<dyn AnyCell>),
+}
+
+impl RemoteSlot {
+    fn recipient_now(&self) -> Recipient {
+        let Some(recipient) = &self.recipient else {
+            return Recipient::Idle;
+        };
+        let Some(recipient) = recipient.upgrade() else {
+            return Recipient::Stopping;
+        };
+        if recipient.is_stopping() {
+            return Recipient::Stopping;
+        }
+        match recipient.local() {
+            Some(core) if !core.lane().is_parked() => Recipient::InTurn(recipient),
+            _ => Recipient::Idle,
+        }
     }
 }
 
@@ -146,7 +251,8 @@ impl RemoteSlot {
 
     /// Dropping the ref will say nothing to the peer: it was written into a
     /// message (whoever reads it there may answer), or something else tells the
-    /// asker (a failed handler's request: the target's stop, if it stops).
+    /// asker (a failed request handler's reply slot: the target's stop, if it stops,
+    /// through the asker's watch).
     pub(crate) fn mark_used(&self) {
         self.used.store(true, Ordering::Relaxed);
     }

@@ -36,6 +36,10 @@ pub(crate) enum SystemMessage {
     /// A tell found the actor's bounded mailbox full, and its overflow strategy is
     /// to fail: the actor fails with [`MailboxOverflow`](crate::MailboxOverflow).
     MailboxOverflowed,
+    /// A request from another system, delivered to this actor, was dropped unanswered
+    /// in the middle of one of its turns: once the turn's outcome is carried out,
+    /// the actor tells the asker whether it is stopping.
+    OwedRefusal(Box<crate::mailbox::OwedRefusal>),
 }
 
 /// The system lane: a locked queue, allocated on first use, with a flag that is read
@@ -253,6 +257,12 @@ impl SystemLane {
     /// Whether this is the lane of a ref to an actor of another system.
     pub(crate) fn is_remote(&self) -> bool {
         self.kind == LaneKind::Remote
+    }
+
+    /// Whether this is an actor's lane (not a promise's, an adapter's or a remote
+    /// ref's).
+    pub(crate) fn is_actor(&self) -> bool {
+        self.kind == LaneKind::Actor
     }
 
     /// Whether this is the lane of an ask's promise.

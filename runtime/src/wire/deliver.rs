@@ -53,11 +53,9 @@ pub(crate) fn deliver_to_known(
         limits,
         reply_to: None,
     };
-    let Err(Undelivered { problem, lettered }) =
-        decoding_into(system, Some(recipient.uid()), || {
-            recipient.deliver_wire(key, tell.payload, &ctx)
-        })
-    else {
+    let Err(Undelivered { problem, lettered }) = decoding_into(system, Some(&recipient), || {
+        recipient.deliver_wire(key, tell.payload, &ctx)
+    }) else {
         return Some(Ok(()));
     };
     if lettered {
@@ -130,7 +128,7 @@ pub(crate) fn deliver_parts(
                     reply_to: header.reply_to,
                 };
                 // Refs inside the payload decode into this system.
-                decoding_into(system, Some(recipient.uid()), || {
+                decoding_into(system, Some(&recipient), || {
                     recipient.deliver_wire(header.key, payload, &ctx)
                 })
                 .map_err(|undelivered| (undelivered, Some(recipient)))

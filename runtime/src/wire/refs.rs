@@ -4,7 +4,7 @@
 //! counts as stopped), or to a ref bound to the peer otherwise.
 
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -16,12 +16,31 @@ use crate::system::{ActorSystem, SystemShared};
 use crate::wire::{RemoteProtocol, WireProblem};
 
 std::thread_local! {
-    /// The system refs decode into on this thread, while one is set, and the uid of
-    /// the actor the frame being decoded was delivered to (`None`: not a delivery).
-    static DECODING: RefCell<Option<(Arc<SystemShared>, Option<u64>)>> = const { RefCell::new(None) };
+    /// What refs decode into on this thread, while a decode is under way.
+    static DECODING: RefCell<Option<Decoding>> = const { RefCell::new(None) };
     /// The uid of the last promise exported on this thread while `noting_promise`
     /// runs (0: none).
     static EXPORTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// What refs decode into: a system, and the actor a frame was delivered to, if any.
+enum Decoding {
+    /// A frame's message, delivered to this actor: refs decode into its system.
+    /// (One handle, where a system alone would be one too: a delivery costs what it
+    /// did before the recipient was kept.)
+    Delivered(AnyActorRef),
+    /// Not a delivery (a dead letter's copy, a program's own payload): refs decode
+    /// into this system.
+    Detached(Arc<SystemShared>),
+}
+
+impl Decoding {
+    fn system(&self) -> &Arc<SystemShared> {
+        match self {
+            Self::Delivered(recipient) => recipient.system(),
+            Self::Detached(system) => system,
+        }
+    }
 }
 
 /// Run `encode`, and say which ask's promise it exported, if any (0: none): the
@@ -35,16 +54,20 @@ pub(crate) fn noting_promise<R>(encode: impl FnOnce() -> R) -> (R, u64) {
 }
 
 /// Run `decode` with `system` as the decode context of this thread, then restore
-/// the one before (contexts nest). `delivered_to` is the uid of the actor a frame's
-/// message is delivered to: a ref to a peer's promise decoded from it tells the
-/// peer if it is dropped unused (see `RemoteSlot`); `None` decodes refs that never
-/// do (a dead letter's copy, a program's own payload).
+/// the one before (contexts nest). `delivered_to` is the actor (of `system`) a
+/// frame's message is delivered to: a ref to a peer's promise decoded from it tells
+/// the peer if it is dropped unused (see `RemoteSlot`); `None` decodes refs that
+/// never do (a dead letter's copy, a program's own payload).
 pub(crate) fn decoding_into<R>(
     system: &Arc<SystemShared>,
-    delivered_to: Option<u64>,
+    delivered_to: Option<&AnyActorRef>,
     decode: impl FnOnce() -> R,
 ) -> R {
-    let before = DECODING.with(|context| context.replace(Some((system.clone(), delivered_to))));
+    let context = match delivered_to {
+        Some(recipient) => Decoding::Delivered(recipient.clone()),
+        None => Decoding::Detached(system.clone()),
+    };
+    let before = DECODING.with(|decoding| decoding.replace(Some(context)));
     let result = decode();
     DECODING.with(|context| *context.borrow_mut() = before);
     result
@@ -160,7 +183,12 @@ pub(crate) fn resolve_in_context<P: Message>(uri: &str) -> Option<ActorRef<P>> {
 
 /// The system refs decode into on this thread, if any.
 fn decode_context() -> Option<Arc<SystemShared>> {
-    DECODING.with(|context| context.borrow().as_ref().map(|(system, _)| system.clone()))
+    DECODING.with(|context| {
+        context
+            .borrow()
+            .as_ref()
+            .map(|context| context.system().clone())
+    })
 }
 
 /// Whether a decode is under way on this thread: a ref dropped now goes with a
@@ -173,9 +201,18 @@ pub(crate) fn is_decoding() -> bool {
     })
 }
 
-/// The uid of the actor the frame being decoded on this thread was delivered to.
-fn delivered_to() -> Option<u64> {
-    DECODING.with(|context| context.borrow().as_ref().and_then(|(_, uid)| *uid))
+/// The actor the frame being decoded on this thread was delivered to: its uid, and
+/// for `handle` (a ref to a peer's promise) a handle to it when it is an actor (not
+/// a promise or an adapter), whose state a dropped ref reads (see `RemoteSlot`).
+fn delivered_to(handle: bool) -> Option<(u64, Option<Weak<dyn AnyCell>>)> {
+    DECODING.with(|context| match context.borrow().as_ref()? {
+        Decoding::Delivered(recipient) => {
+            let is_actor = recipient.local().is_some_and(|core| core.lane().is_actor());
+            let kept = (handle && is_actor).then(|| recipient.downgrade());
+            Some((recipient.uid(), kept))
+        }
+        Decoding::Detached(_) => None,
+    })
 }
 
 /// A URI taken apart: the address, the names of the path, the uid.
@@ -249,7 +286,9 @@ impl SystemShared {
     ) -> Result<ActorRef<P>, String> {
         let parsed = parse_uri(uri)?;
         if &parsed.address != self.address() {
-            return self.resolve_uri(uri);
+            // A request's reply ref in its payload (`ask_with`): dropped unused, it
+            // reads the state of the actor the request was delivered to.
+            return self.resolve_keeping(uri, true);
         }
         match self.find_path(parsed.path, parsed.uid) {
             Err(WireProblem::NoRecipient | WireProblem::StaleIncarnation { .. })
@@ -271,6 +310,18 @@ impl SystemShared {
         self: &Arc<Self>,
         uri: &str,
     ) -> Result<ActorRef<P>, String> {
+        self.resolve_keeping(uri, false)
+    }
+
+    /// The live ref a URI names, of protocol `P`; a ref to a peer's promise decoded
+    /// from a delivered frame keeps a handle to the actor it was delivered to when
+    /// `keep_recipient` (a payload's ref: a header's reply ref says what became of
+    /// its request through `ReplyTo`, and costs a delivered `ask` nothing more).
+    fn resolve_keeping<P: Message>(
+        self: &Arc<Self>,
+        uri: &str,
+        keep_recipient: bool,
+    ) -> Result<ActorRef<P>, String> {
         let parsed = parse_uri(uri)?;
         if &parsed.address == self.address() {
             let found = self
@@ -289,7 +340,8 @@ impl SystemShared {
         let association = self
             .transport()
             .map(|transport| transport.association(&parsed.address));
-        let delivered = delivered_to();
+        let delivered =
+            delivered_to(keep_recipient && parsed.path.starts_with(crate::mailbox::PROMISES));
         let cell = Arc::new(LocalCell {
             core: CellCore::remote(path, parsed.uid, self.clone()),
             user: UserLane::remote(RemoteSlot {
@@ -300,7 +352,8 @@ impl SystemShared {
                 association,
                 // Armed only when decoded from a frame delivered to an actor here.
                 used: std::sync::atomic::AtomicBool::new(delivered.is_none()),
-                delivered_to: delivered.unwrap_or(0),
+                delivered_to: delivered.as_ref().map_or(0, |(uid, _)| *uid),
+                recipient: delivered.and_then(|(_, recipient)| recipient),
             }),
         });
         Ok(ActorRef::local(cell))
