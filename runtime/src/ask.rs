@@ -19,7 +19,10 @@
 //!   queued, or in hand, drops it, which fails the ask. An ask still waiting after a
 //!   millisecond also watches its target, so it fails as soon as the target stops
 //!   even when the reply ref lives on elsewhere (handed to another actor, or kept by
-//!   a dead-letter subscriber).
+//!   a dead-letter subscriber). A request dropped in the middle of the target's
+//!   turn (a handler that drops it and fails) is settled by how that turn ends:
+//!   the ask asks the target, which answers once it has carried out the failure's
+//!   decision, so a stop reads `TargetTerminated` on any number of threads.
 //! - [`AskError::Unanswered`]: the request was dropped without an answer, for
 //!   example by a protocol that does not carry the reply ref. A request sent to
 //!   another system fails the same way, at once: when every ref to its promise
@@ -91,7 +94,7 @@ use std::sync::Arc;
 use crate::actor::promise::{self, Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
 use crate::events::DeadLetterReason;
-use crate::mailbox::Look;
+use crate::mailbox::{Look, SystemMessage};
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
 use crate::system::SystemShared;
@@ -315,14 +318,50 @@ impl<R: Message> Ask<R> {
     }
 
     /// The answer channel's outcome: the answer, its refusal, or why it closed.
-    fn received(
+    async fn received(
         &self,
         received: Result<Answer<R>, oneshot::error::RecvError>,
     ) -> Result<R, AskError> {
         match received {
             Ok(answer) => Self::settled(&self.target, answer),
-            Err(_) => Err(self.dropped()),
+            Err(_) => Err(self.dropped_after_turn().await),
         }
+    }
+
+    /// Whether the request was dropped by a target of this process in the middle of
+    /// a turn, whose outcome (a failed handler's decision) is still to come.
+    fn dropped_in_turn(&self) -> bool {
+        self.target
+            .local()
+            .is_some_and(|core| core.lane().is_actor() && !core.lane().is_parked())
+    }
+
+    /// As `dropped`, but a target in the middle of a turn is asked, once it has
+    /// carried out what the turn came to, whether it stops: a handler that drops the
+    /// request and fails, under a decision to stop, is `TargetTerminated`, however
+    /// the threads interleave. Waits at most the ask's timeout for that turn.
+    async fn dropped_after_turn(&self) -> AskError {
+        if self.dropped_in_turn() {
+            let (asker, outcome) = oneshot::channel();
+            if self
+                .target
+                .send_system(SystemMessage::TurnOutcome(asker))
+                .is_ok()
+            {
+                let path = || self.target.path().clone();
+                let waited = match crate::timer::deadline_after(Instant::now(), self.timeout) {
+                    Some(deadline) => tokio::time::timeout_at(deadline, outcome).await.ok(),
+                    None => Some(outcome.await),
+                };
+                return match waited {
+                    // It went on: the request was dropped unanswered.
+                    Some(Ok(false)) | None => AskError::Unanswered { target: path() },
+                    // It stops, or ended with the question unread.
+                    Some(Ok(true) | Err(_)) => AskError::TargetTerminated { target: path() },
+                };
+            }
+        }
+        self.dropped()
     }
 
     /// A channel for the answer, which the promise forwards to from now on (at once,
@@ -368,7 +407,7 @@ impl<R: Message> Ask<R> {
         tokio::pin!(sleep);
         tokio::select! {
             biased;
-            received = &mut answer.receiver => return self.received(received),
+            received = &mut answer.receiver => return self.received(received).await,
             () = &mut sleep => {}
         }
         if timeout <= WATCH_AFTER {
@@ -418,7 +457,7 @@ impl<R: Message> Ask<R> {
         let remote = target.is_remote();
         tokio::select! {
             biased;
-            received = &mut answer.receiver => self.received(received),
+            received = &mut answer.receiver => self.received(received).await,
             () = target.ended() => match answer.last_look() {
                 // The target ended; an answer may have made it out just before.
                 Some(answer) => Self::settled(target, answer),
@@ -488,7 +527,24 @@ impl<R: Message> Future for AskFuture<R> {
                     ask.answer = Source::Done;
                     return Poll::Ready(Ask::settled(&ask.target, answer));
                 }
-                Look::Dropped => return Poll::Ready(Err(ask.dropped())),
+                Look::Dropped if !ask.dropped_in_turn() => {
+                    return Poll::Ready(Err(ask.dropped()));
+                }
+                // Dropped in the middle of the target's turn: its outcome decides.
+                Look::Dropped => {
+                    if let Waiting::Quick { ask, .. } =
+                        std::mem::replace(&mut this.state, Waiting::Arming)
+                    {
+                        this.state =
+                            Waiting::Slow(Box::pin(
+                                async move { Err(ask.dropped_after_turn().await) },
+                            ));
+                    }
+                    return match &mut this.state {
+                        Waiting::Slow(slow) => slow.as_mut().poll(cx),
+                        Waiting::Quick { .. } | Waiting::Arming => Poll::Pending,
+                    };
+                }
                 Look::Waiting if !*yielded => {
                     *yielded = true;
                     cx.waker().wake_by_ref();

@@ -172,11 +172,28 @@ async fn a_failure_that_stops_the_target_is_target_terminated_here_and_there() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failure_that_stops_the_target_is_target_terminated_on_two_workers() {
-    // The remote target only: on two workers a local asker, woken on the other
-    // worker as the failed handler drops its promise, can read the target's state
-    // before the supervisor has stopped it, and say `Unanswered` (9 runs of 15).
-    // The remote target decides in its own turn, after the decision.
-    stopping_target_is_terminated(false).await;
+    stopping_target_is_terminated(true).await;
+}
+
+// S23 on two workers, many times over: the asker, woken on the other worker as the
+// failed handler drops its promise, once read the target's state before the
+// supervisor had stopped it, and said `Unanswered` (9 runs of 15 of the case above).
+// It now asks a target caught in the middle of a turn how the turn ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_failure_that_stops_the_target_is_target_terminated_every_time() {
+    let system = ActorSystem::new("every-time").unwrap();
+    for round in 0..40 {
+        let target = system
+            .spawn(answering(), &format!("failer-{round}"))
+            .unwrap();
+        assert_eq!(ask(&target, 1, false).await.unwrap(), Num(1));
+        let outcome = ask(&target, 2, true).await;
+        assert!(
+            matches!(outcome, Err(AskError::TargetTerminated { .. })),
+            "round {round}: {outcome:?}"
+        );
+    }
+    system.terminate().await;
 }
 
 #[tokio::test]

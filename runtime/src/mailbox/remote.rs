@@ -195,11 +195,11 @@ impl RemoteSlot {
         let Some(recipient) = recipient.upgrade() else {
             return Recipient::Stopping;
         };
-        if recipient.is_stopping() {
-            return Recipient::Stopping;
-        }
+        // Parked first: an actor stops (the flag) before it parks, so a parked one
+        // read after shows its stop, if any; one not parked answers for itself.
         match recipient.local() {
             Some(core) if !core.lane().is_parked() => Recipient::InTurn(recipient),
+            _ if recipient.is_stopping() => Recipient::Stopping,
             _ => Recipient::Idle,
         }
     }

@@ -40,6 +40,10 @@ pub(crate) enum SystemMessage {
     /// in the middle of one of its turns: once the turn's outcome is carried out,
     /// the actor tells the asker whether it is stopping.
     OwedRefusal(Box<crate::mailbox::OwedRefusal>),
+    /// A local asker whose request was dropped unanswered while this actor was in
+    /// the middle of a turn: once the turn's outcome is carried out, the actor
+    /// answers whether it is stopping.
+    TurnOutcome(tokio::sync::oneshot::Sender<bool>),
 }
 
 /// The system lane: a locked queue, allocated on first use, with a flag that is read
