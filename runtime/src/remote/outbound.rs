@@ -131,14 +131,21 @@ pub(super) async fn link_out(
             tokio::time::sleep(LEAVE_TIMEOUT).await;
         }
     };
+    // The frame the writer has taken from the queue and not yet written whole: a
+    // connection cut or broken while it is held (by a partition, a delay or a full
+    // socket) still letters it by name.
+    let mut in_hand = None;
     let written = tokio::select! {
         () = cut => Written::Cut,
         () = peer_closed => Written::Broken,
-        written = write_frames(&mut out, &mut frames, association.faults(), session) => written,
+        written = write_frames(&mut out, &mut frames, association.faults(), session, &mut in_hand) => written,
     };
     let system = transport.upgrade().and_then(|t| t.system.upgrade());
     if let Some(reason) = ended_reason(&association) {
         if let Some(system) = &system {
+            if let Some(frame) = in_hand.take() {
+                lose(system, &peer, &frame, reason.clone());
+            }
             match written {
                 Written::Unsent(frame) => lose(system, &peer, &frame, reason.clone()),
                 // The peer left and did not read what was written in time.
@@ -160,6 +167,9 @@ pub(super) async fn link_out(
     if !matches!(written, Written::All) {
         status.send_replace(LinkStatus::Down("the connection broke".into()));
         if let Some(system) = &system {
+            if let Some(frame) = in_hand.take() {
+                lose(system, &peer, &frame, reason.clone());
+            }
             if let Written::Unsent(frame) = written {
                 lose(system, &peer, &frame, reason.clone());
             }
@@ -206,6 +216,7 @@ async fn write_frames<W: AsyncWrite + Unpin>(
     frames: &mut mpsc::Receiver<Frame>,
     faults: &LinkFaults,
     session: &Session,
+    in_hand: &mut Option<Frame>,
 ) -> Written {
     let mut changes = faults.subscribe();
     loop {
@@ -217,7 +228,9 @@ async fn write_frames<W: AsyncWrite + Unpin>(
                 None => break,
             },
         };
-        if let Some(unsent) = write_burst(out, frame, frames, faults, &mut changes, session).await {
+        if let Some(unsent) =
+            write_burst(out, frame, frames, faults, &mut changes, session, in_hand).await
+        {
             return unsent;
         }
     }
@@ -231,8 +244,8 @@ async fn write_frames<W: AsyncWrite + Unpin>(
     }
 }
 
-/// Write `frame` and whatever else is queued behind it, then flush. Returns how
-/// the writing ended if it cannot go on.
+/// Write `frame` and whatever else is queued behind it, then flush, each frame in
+/// `in_hand` until it is written. Returns how the writing ended if it cannot go on.
 async fn write_burst<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
     frame: Frame,
@@ -240,11 +253,15 @@ async fn write_burst<W: AsyncWrite + Unpin>(
     faults: &LinkFaults,
     changes: &mut watch::Receiver<u64>,
     session: &Session,
+    in_hand: &mut Option<Frame>,
 ) -> Option<Written> {
     let mut next = Some(frame);
     while let Some(frame) = next {
-        if let Err(written) = write_frame(out, frame, faults, changes, session).await {
-            return Some(written);
+        let held = in_hand.insert(frame);
+        let written = write_frame(out, held, faults, changes, session).await;
+        let frame = in_hand.take();
+        if written.is_err() {
+            return frame.map(Written::Unsent);
         }
         next = if session.ended().is_none() {
             frames.try_recv().ok()
@@ -256,14 +273,14 @@ async fn write_burst<W: AsyncWrite + Unpin>(
 }
 
 /// Write one frame, once a partition holding it heals and a delay has passed. A
-/// session that ends while the frame is held leaves it unsent.
+/// session that ends while the frame is held leaves it unsent (`Err`).
 async fn write_frame<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
-    frame: Frame,
+    frame: &Frame,
     faults: &LinkFaults,
     changes: &mut watch::Receiver<u64>,
     session: &Session,
-) -> Result<(), Written> {
+) -> Result<(), ()> {
     while faults.active() {
         changes.borrow_and_update();
         let until = match faults.verdict(frame.queued) {
@@ -272,7 +289,7 @@ async fn write_frame<W: AsyncWrite + Unpin>(
             Verdict::DelayUntil(at) => Some(at),
         };
         if out.flush().await.is_err() {
-            return Err(Written::Unsent(frame));
+            return Err(());
         }
         // A change of the faults (a partition healed, a delay cleared or changed)
         // is looked at again at once.
@@ -283,17 +300,14 @@ async fn write_frame<W: AsyncWrite + Unpin>(
             }
         };
         tokio::select! {
-            () = session.wait_end() => return Err(Written::Unsent(frame)),
+            () = session.wait_end() => return Err(()),
             () = sleep => break,
             changed = changes.changed() => if changed.is_err() {
                 break;
             },
         }
     }
-    match out.write_all(&frame.bytes).await {
-        Ok(()) => Ok(()),
-        Err(_) => Err(Written::Unsent(frame)),
-    }
+    out.write_all(&frame.bytes).await.map_err(|_| ())
 }
 
 /// What was queued for a peer that cannot be reached, whose connection broke, or
