@@ -35,7 +35,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tapio::prelude::*;
-use tapio::remote::spawn::{RemoteSpawnError, SpawnFailure, Spawner, SpawnerMsg};
+use tapio::remote::spawn::{
+    RemoteSpawnError, Spawn, SpawnFailure, SpawnReply, Spawner, SpawnerMsg,
+};
 use tapio::remote::{PeerUnreachable, RemoteSettings};
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::{
@@ -1015,6 +1017,68 @@ fn spawner_on_b(nodes: &TwoNodes) -> ActorRef<SpawnerMsg> {
         .unwrap()
 }
 
+async fn raw_spawn(
+    spawner: &ActorRef<SpawnerMsg>,
+    factory: &str,
+    args: Vec<u8>,
+    name: &str,
+) -> SpawnReply {
+    spawner
+        .ask(Spawn {
+            factory: factory.to_owned(),
+            args,
+            name: name.to_owned(),
+        })
+        .timeout(T)
+        .await
+        .expect("the spawner answers")
+}
+
+/// S46: raw `Spawn` requests: an unknown key, arguments that do not decode (empty,
+/// a cut varint, trailing bytes after a whole value) and a name the rules refuse are
+/// each refused with their reason; well-formed ones start, and the refused names
+/// stay free.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s46_raw_spawn_requests_with_bad_keys_arguments_or_names_are_refused_with_reasons() {
+    let nodes = calm();
+    let spawner = spawner_on_b(&nodes);
+    let reply = raw_spawn(&spawner, "sw14.nobody", vec![1], "w1").await;
+    assert!(
+        matches!(&reply, SpawnReply::SpawnFailed { reason: SpawnFailure::UnknownFactory { factory } } if factory == "sw14.nobody"),
+        "{reply:?}"
+    );
+    for (args, name) in [(vec![], "w2"), (vec![0x80], "w3"), (vec![5, 7], "w4")] {
+        let reply = raw_spawn(&spawner, "sw14.brittle", args.clone(), name).await;
+        assert!(
+            matches!(
+                &reply,
+                SpawnReply::SpawnFailed {
+                    reason: SpawnFailure::BadArguments { .. }
+                }
+            ),
+            "{args:?}: {reply:?}"
+        );
+    }
+    let reply = raw_spawn(&spawner, "sw14.brittle", vec![5], "not/a/name").await;
+    assert!(
+        matches!(
+            &reply,
+            SpawnReply::SpawnFailed {
+                reason: SpawnFailure::InvalidName { .. }
+            }
+        ),
+        "{reply:?}"
+    );
+    for name in ["w1", "w2", "w3", "w4"] {
+        let reply = raw_spawn(&spawner, "sw14.brittle", vec![5], name).await;
+        assert!(
+            matches!(&reply, SpawnReply::Spawned { name: got, .. } if got == name),
+            "{name}: {reply:?}"
+        );
+    }
+    nodes.terminate().await;
+}
+
 /// S46: two spawns of one name sent at once: one starts the actor, the other is
 /// refused as `NameTaken`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1167,6 +1231,34 @@ async fn s40_s47_an_offer_that_times_out_toward_a_partitioned_peer_is_the_only_o
     }
     let after = timeout(ms(300), rx.recv()).await;
     assert!(after.is_err(), "more arrived: {after:?}");
+    nodes.terminate().await;
+}
+
+/// S37, S46: spawn arguments nested far past the wire's depth limit (a chain of
+/// 100,000 links, 100 KB: within the frame limit) are refused as bad arguments, as
+/// a payload that deep is; the spawner and its system serve on, and a shallow
+/// chain starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s37_s46_spawn_arguments_nested_past_the_depth_limit_are_refused_and_nothing_stops() {
+    let nodes = calm();
+    let spawner = spawner_on_b(&nodes);
+    let mut deep = vec![1_u8; 100_000];
+    deep.push(0);
+    let reply = raw_spawn(&spawner, "sw14.chain", deep, "deep").await;
+    assert!(
+        matches!(
+            &reply,
+            SpawnReply::SpawnFailed {
+                reason: SpawnFailure::BadArguments { .. }
+            }
+        ),
+        "{reply:?}"
+    );
+    let reply = raw_spawn(&spawner, "sw14.chain", vec![1, 1, 0], "shallow").await;
+    assert!(
+        matches!(&reply, SpawnReply::Spawned { name, .. } if name == "shallow"),
+        "{reply:?}"
+    );
     nodes.terminate().await;
 }
 

@@ -155,9 +155,15 @@ fn spawn_factory<F: Factory>(
     name: &str,
 ) -> Result<String, SpawnFailure> {
     // Outside any decode context: an `ActorRef` in the arguments does not decode.
-    let args: F::Args = postcard::from_bytes(args).map_err(|error| SpawnFailure::BadArguments {
-        factory: F::KEY.to_owned(),
-        error: error.to_string(),
+    // Decoded as a frame's payload is: within the system's depth limit (a peer's
+    // deeply nested arguments would otherwise overflow the stack), and with no
+    // bytes left over.
+    let limits = ctx.system().shared().wire_limits();
+    let args: F::Args = crate::wire::decode(F::KEY, args, &limits).map_err(|problem| {
+        SpawnFailure::BadArguments {
+            factory: F::KEY.to_owned(),
+            error: problem.to_string(),
+        }
     })?;
     let child = ctx
         .spawn(F::build(args), name)
