@@ -18,11 +18,20 @@
 //!    partition when the peer is given up on; a delayed burst toward a system that
 //!    terminates; a delayed burst from a system that terminates.
 //! 5. Remote spawn (S46): raw requests with an unknown key, arguments that do not
-//!    decode (or carry trailing bytes) and a bad name; two spawns of one name at
+//!    decode (or carry trailing bytes, or nest past the depth limit) and a bad name; two spawns of one name at
 //!    once; a spawned actor that fails, heard by its requester, its name free again;
 //!    a spawned actor's system given up on.
 //! 6. Backpressure (S47): `offer_within` toward a partitioned peer times out with a
-//!    letter and the offers accepted before it all arrive, in order, after the heal.
+//!    letter and the offers accepted before it all arrive, in order, after the heal;
+//!    a peer's offers into a full drop-new mailbox, each delivered or lettered once.
+//! 7. More faults and ends (S18, S23, S40-S47): a watch and an ask delayed past
+//!    their target's stop; a lossy burst with a watch made before it; an offer
+//!    through a ref of an ended session. And (S36, S44) an answer from a third
+//!    system while asker and asked are partitioned.
+//!
+//! (Kept out, reported: a watch of actors on a system that terminates while the
+//! watcher's first link to it is being made hears `Terminated` only at the
+//! detector's give-up, 10 s later, not at once; 3 of 10 runs.)
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -1400,4 +1409,122 @@ async fn s36_s44_an_answer_from_a_third_system_arrives_while_asker_and_asked_are
     nodes.heal();
     nodes.terminate().await;
     c.terminate().await;
+}
+
+// ======================================================== 7. more faults and ends
+
+/// S18, S41, S45: a watch sent over a delayed link reaches an actor that stopped
+/// before it arrived: it hears `Terminated` all the same, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s18_s41_s45_a_watch_delayed_past_its_targets_stop_hears_terminated_once() {
+    let nodes = calm();
+    let (local, mut rx) = sink_on(&nodes.b, "sink");
+    let remote = linked_ref(&nodes.a, &local, &mut rx).await;
+    nodes.a_to_b().delay(ms(300));
+    let mut probe = TestProbe::<u64>::new(&nodes.a);
+    probe.watch(&remote);
+    nodes.b.stop(&local).unwrap();
+    probe.expect_terminated(&remote, T).await;
+    probe.expect_no_termination(ms(500)).await;
+    nodes.terminate().await;
+}
+
+/// S23, S37, S44, S45: an ask whose request is delayed on the link past its
+/// target's stop fails with `TargetTerminated`, long before its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s23_s44_s45_an_ask_delayed_past_its_targets_stop_fails_long_before_its_deadline() {
+    let nodes = calm();
+    let (tx, _seen) = mpsc::unbounded_channel();
+    let local = nodes.b.spawn(Echo { seen: tx }, "echo").unwrap();
+    let remote = nodes.a.resolve::<EchoMsg>(&local.to_string()).unwrap();
+    assert_eq!(remote.ask(Ping(1)).timeout(T).await.unwrap(), Pong(2));
+    nodes.a_to_b().delay(ms(300));
+    let started = Instant::now();
+    let asked = tokio::spawn(
+        remote
+            .ask(Ping(2))
+            .timeout(Duration::from_secs(30))
+            .into_future(),
+    );
+    nodes.b.stop(&local).unwrap();
+    let outcome = timeout(T, asked)
+        .await
+        .expect("the ask ended within the bound")
+        .unwrap();
+    assert!(
+        matches!(outcome, Err(AskError::TargetTerminated { .. })),
+        "{outcome:?} after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    nodes.terminate().await;
+}
+
+/// S40, S41, S45: a burst through a link that loses a share of the messages
+/// arrives in order without duplicates, and a watch made before it (a link frame,
+/// which drops spare) hears the target's stop after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s40_s41_s45_a_lossy_burst_keeps_order_and_the_watch_before_it_still_hears_the_stop() {
+    let nodes = calm();
+    let (local, mut rx) = sink_on(&nodes.b, "sink");
+    let remote = linked_ref(&nodes.a, &local, &mut rx).await;
+    let mut probe = TestProbe::<u64>::new(&nodes.a);
+    probe.watch(&remote);
+    nodes.a_to_b().drop_ratio(0.3, 14);
+    for n in 1..=300 {
+        remote.tell(Note(n));
+    }
+    nodes.a_to_b().clear();
+    remote.tell(Note(1_000));
+    let mut got = Vec::new();
+    loop {
+        let n = next(&mut rx).await;
+        if n == 1_000 {
+            break;
+        }
+        got.push(n);
+    }
+    assert!(got.windows(2).all(|w| w[0] < w[1]), "{got:?}");
+    assert!(
+        got.len() > 100 && got.len() < 300,
+        "about 70% of 300 arrive: {}",
+        got.len()
+    );
+    nodes.b.stop(&local).unwrap();
+    probe.expect_terminated(&remote, T).await;
+    nodes.terminate().await;
+}
+
+/// S43, S47: after recovery, an offer through a ref of the ended session resolves
+/// `false` at once, its letter `SessionEnded`; through the ref resolved again it is
+/// accepted and arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s43_s47_an_offer_through_a_ref_of_the_ended_session_is_refused_at_once() {
+    let nodes = quick();
+    let (local, mut rx) = sink_on(&nodes.b, "sink");
+    let old = linked_ref(&nodes.a, &local, &mut rx).await;
+    partition_until_given_up(&nodes).await;
+    recover(&nodes).await;
+    let new = nodes.a.resolve::<Note>(&local.to_string()).unwrap();
+    let mut dl = letters(&nodes.a);
+    let accepted = timeout(ms(500), old.offer(Note(5)))
+        .await
+        .expect("the offer resolved at once");
+    assert!(!accepted);
+    let letter = &letters_for(&mut dl, old.path(), 1).await[0];
+    assert_eq!(
+        letter.reason(),
+        &DeadLetterReason::SessionEnded {
+            peer: nodes.b.address().clone()
+        },
+        "{}",
+        describe(letter)
+    );
+    assert!(timeout(T, new.offer(Note(6))).await.unwrap());
+    assert_eq!(next(&mut rx).await, 6);
+    nodes.terminate().await;
 }
