@@ -87,28 +87,13 @@ impl<T: Message> ReplyTo<T> {
     {
         let (answer, next) = match output.into_reply() {
             Ok(parts) => parts,
-            Err(failure) => {
-                self.leave_to_supervision();
-                return Err(failure);
-            }
+            // Nothing is sent: a promise of another system hears, once the
+            // supervisor has decided, whether the actor stops (see `RemoteSlot`'s
+            // `Drop`), as a local asker reads its target's state.
+            Err(failure) => return Err(failure),
         };
         self.send(answer, ctx.path(), ctx.system());
         Ok(next)
-    }
-
-    /// The handler failed: a promise of another system is not told now that its
-    /// request went unanswered, because the supervisor has not decided yet whether
-    /// the actor stops. The asker's watch of its target says so if it does (S23),
-    /// as a local asker learns from the target's stop.
-    fn leave_to_supervision(&self) {
-        if let Some(slot) = self
-            .target
-            .as_ref()
-            .and_then(|target| target.local_cell())
-            .and_then(|cell| cell.user.remote_slot())
-        {
-            slot.mark_used();
-        }
     }
 
     /// Deliver `answer`; `from` is the answering actor, named in the dead letter when

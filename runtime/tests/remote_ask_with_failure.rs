@@ -210,3 +210,82 @@ async fn a_failure_the_target_resumes_from_is_unanswered_on_two_workers() {
 async fn a_failure_the_target_restarts_from_is_unanswered_here_and_there() {
     restarted_target_leaves_it_unanswered().await;
 }
+
+/// The same request as a `reply = ..` handler's: the reply ref travels in the
+/// frame's header, and the handler's `Err` drops it.
+pub struct Replier;
+
+#[message(remote = "awf.get.v1", reply = Num)]
+pub struct Get {
+    pub n: u64,
+    pub fail: bool,
+}
+
+#[actor]
+impl Replier {
+    fn get(&mut self, get: Get) -> Result<Num, Boom> {
+        if get.fail { Err(Boom) } else { Ok(Num(get.n)) }
+    }
+}
+
+/// What an `ask` of `n` to `target` comes to, asserted to come at once.
+async fn ask_get(target: &ActorRef<ReplierMsg>, n: u64, fail: bool) -> Result<Num, AskError> {
+    let began = Instant::now();
+    let outcome = timeout(AT_ONCE, target.ask(Get { n, fail }).timeout(DEADLINE))
+        .await
+        .unwrap_or_else(|_| panic!("{target}: the ask did not end at once"));
+    assert!(began.elapsed() < AT_ONCE, "{target}: {:?}", began.elapsed());
+    outcome
+}
+
+/// A `Replier` on `a` and one on `b`, under `strategy`: refs to both, from `a`.
+fn repliers_here_and_there(
+    nodes: &TwoNodes,
+    name: &str,
+    strategy: Option<SupervisorStrategy>,
+) -> [ActorRef<ReplierMsg>; 2] {
+    let behavior = || -> Behavior<ReplierMsg> {
+        let replier = Behaviors::setup(|_| Replier);
+        match strategy.clone() {
+            Some(strategy) => Behaviors::supervise(replier)
+                .on_any_failure(strategy)
+                .into(),
+            None => replier,
+        }
+    };
+    let local = nodes.a.spawn(behavior(), name).unwrap();
+    nodes.b.spawn(behavior(), name).unwrap();
+    let remote = nodes
+        .a
+        .resolve::<ReplierMsg>(&uri(&nodes.b, &format!("/user/{name}")))
+        .unwrap();
+    [local, remote]
+}
+
+// S23, S36: an `ask` whose request handler fails: a stop reads `TargetTerminated`
+// and a resume `Unanswered`, at once, here and across the link alike (across it, a
+// resumed target once left the ask to its deadline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_request_handler_reads_the_same_here_and_there() {
+    let nodes = two_nodes(RemoteSettings::loopback()).expect("two nodes");
+    for target in repliers_here_and_there(&nodes, "stopper", None) {
+        assert_eq!(ask_get(&target, 1, false).await, Ok(Num(1)));
+        let outcome = ask_get(&target, 2, true).await;
+        assert!(
+            matches!(outcome, Err(AskError::TargetTerminated { .. })),
+            "{target}: {outcome:?}"
+        );
+    }
+    let resumers = repliers_here_and_there(&nodes, "resumer", Some(SupervisorStrategy::resume()));
+    for target in resumers {
+        assert_eq!(ask_get(&target, 1, false).await, Ok(Num(1)));
+        let outcome = ask_get(&target, 2, true).await;
+        assert!(
+            matches!(outcome, Err(AskError::Unanswered { .. })),
+            "{target}: {outcome:?}"
+        );
+        assert_eq!(ask_get(&target, 3, false).await, Ok(Num(3)));
+    }
+    nodes.a.terminate().await;
+    nodes.b.terminate().await;
+}

@@ -249,10 +249,8 @@ impl RemoteSlot {
         }
     }
 
-    /// Dropping the ref will say nothing to the peer: it was written into a
-    /// message (whoever reads it there may answer), or something else tells the
-    /// asker (a failed request handler's reply slot: the target's stop, if it stops,
-    /// through the asker's watch).
+    /// Dropping the ref will say nothing to the peer: it was answered through,
+    /// refused, or written into a message (whoever reads it there may answer).
     pub(crate) fn mark_used(&self) {
         self.used.store(true, Ordering::Relaxed);
     }

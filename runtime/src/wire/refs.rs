@@ -178,7 +178,9 @@ impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
 /// for a URI that names no live actor of protocol `P`.
 pub(crate) fn resolve_in_context<P: Message>(uri: &str) -> Option<ActorRef<P>> {
     let system = decode_context()?;
-    system.resolve_uri::<P>(uri).ok()
+    // A request's reply ref from its frame's header: dropped unused (its handler
+    // failed, say), it reads the state of the actor the request was delivered to.
+    system.resolve_keeping::<P>(uri, true).ok()
 }
 
 /// The system refs decode into on this thread, if any.
@@ -314,9 +316,8 @@ impl SystemShared {
     }
 
     /// The live ref a URI names, of protocol `P`; a ref to a peer's promise decoded
-    /// from a delivered frame keeps a handle to the actor it was delivered to when
-    /// `keep_recipient` (a payload's ref: a header's reply ref says what became of
-    /// its request through `ReplyTo`, and costs a delivered `ask` nothing more).
+    /// from a delivered frame (a request's reply ref, in its payload or its header)
+    /// keeps a handle to the actor it was delivered to when `keep_recipient`.
     fn resolve_keeping<P: Message>(
         self: &Arc<Self>,
         uri: &str,
