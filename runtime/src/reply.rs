@@ -85,13 +85,10 @@ impl<T: Message> ReplyTo<T> {
         P: Message,
         O: IntoReply<T, P>,
     {
-        let (answer, next) = match output.into_reply() {
-            Ok(parts) => parts,
-            // Nothing is sent: a promise of another system hears, once the
-            // supervisor has decided, whether the actor stops (see `RemoteSlot`'s
-            // `Drop`), as a local asker reads its target's state.
-            Err(failure) => return Err(failure),
-        };
+        // On a failure nothing is sent: a promise of another system hears, once the
+        // supervisor has decided, whether the actor stops (see `RemoteSlot`'s
+        // `Drop`), as a local asker reads its target's state.
+        let (answer, next) = output.into_reply()?;
         self.send(answer, ctx.path(), ctx.system());
         Ok(next)
     }
