@@ -118,7 +118,12 @@ async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
 async fn next_refused(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
     loop {
         let letter = next_letter(letters).await;
-        if letter.message_type() != "frame" {
+        // What the link had taken when it gave up is lettered as it goes: the bytes
+        // in its buffer as one `frame`, and a message the writer held by name, both
+        // as the connection's loss (or the quarantine). Not a later send's refusal.
+        let held = letter.message_type() == "frame"
+            || matches!(letter.reason(), DeadLetterReason::ConnectionLost { .. });
+        if !held {
             return letter;
         }
         assert!(
