@@ -94,7 +94,7 @@ use std::sync::Arc;
 use crate::actor::promise::{self, Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
 use crate::events::DeadLetterReason;
-use crate::mailbox::{Look, SystemMessage};
+use crate::mailbox::{Look, SystemMessage, TurnWaiter};
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
 use crate::system::SystemShared;
@@ -345,7 +345,7 @@ impl<R: Message> Ask<R> {
             let (asker, outcome) = oneshot::channel();
             if self
                 .target
-                .send_system(SystemMessage::TurnOutcome(asker))
+                .send_system(SystemMessage::TurnOutcome(TurnWaiter::Local(asker)))
                 .is_ok()
             {
                 let path = || self.target.path().clone();

@@ -30,7 +30,8 @@ pub(crate) use self::remote::{
     OwedRefusal, PROMISES, RemoteSlot, UnusedPromise, dropping_promises,
 };
 pub(crate) use self::system::{
-    ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, WAITING_FOR_CHILDREN,
+    ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, TurnWaiter,
+    WAITING_FOR_CHILDREN,
 };
 pub(crate) use self::user::{AdapterSlot, Batch, Forward, Offered, Sent, UserLane};
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Weak};
 use crate::actor::AnyCell;
 use crate::actor::promise::Refusal;
 use crate::events::DeadLetterReason;
-use crate::mailbox::{Envelope, Sent, SystemMessage};
+use crate::mailbox::{Envelope, Sent, SystemMessage, TurnWaiter};
 use crate::message::Message;
 use crate::system::SystemShared;
 use crate::wire::is_decoding;
@@ -167,7 +167,8 @@ impl Drop for RemoteSlot {
                     };
                     // Refused: its lane has closed since, so it has stopped, and the
                     // refusal handed back says so as it goes.
-                    let _ = recipient.send_system(SystemMessage::OwedRefusal(Box::new(owed)));
+                    let _ = recipient
+                        .send_system(SystemMessage::TurnOutcome(TurnWaiter::Peer(Box::new(owed))));
                     return;
                 }
             },

@@ -36,14 +36,36 @@ pub(crate) enum SystemMessage {
     /// A tell found the actor's bounded mailbox full, and its overflow strategy is
     /// to fail: the actor fails with [`MailboxOverflow`](crate::MailboxOverflow).
     MailboxOverflowed,
-    /// A request from another system, delivered to this actor, was dropped unanswered
-    /// in the middle of one of its turns: once the turn's outcome is carried out,
-    /// the actor tells the asker whether it is stopping.
-    OwedRefusal(Box<crate::mailbox::OwedRefusal>),
-    /// A local asker whose request was dropped unanswered while this actor was in
-    /// the middle of a turn: once the turn's outcome is carried out, the actor
-    /// answers whether it is stopping.
-    TurnOutcome(tokio::sync::oneshot::Sender<bool>),
+    /// A request was dropped unanswered in the middle of one of this actor's turns:
+    /// once the turn's outcome is carried out (a failure's decision taken), the
+    /// actor tells its asker whether it is stopping.
+    TurnOutcome(TurnWaiter),
+}
+
+/// An asker whose request an actor dropped unanswered in the middle of a turn, and
+/// who waits to hear whether that turn stops the actor: its ask then fails with
+/// `TargetTerminated`, else with `Unanswered`. Dropped untold (the actor ended with
+/// it queued), it says that the actor stopped.
+#[derive(Debug)]
+pub(crate) enum TurnWaiter {
+    /// An ask of this process, waiting on its side of a channel.
+    Local(tokio::sync::oneshot::Sender<bool>),
+    /// An ask of another system, whose refusal goes back over the link.
+    Peer(Box<crate::mailbox::OwedRefusal>),
+}
+
+impl TurnWaiter {
+    /// Tell the asker whether the actor is `stopping`, now that its turn's outcome
+    /// is carried out.
+    pub(crate) fn tell(self, stopping: bool) {
+        match self {
+            Self::Local(asker) => {
+                // An asker that gave up (its ask was dropped) needs no answer.
+                let _ = asker.send(stopping);
+            }
+            Self::Peer(owed) => owed.send(stopping),
+        }
+    }
 }
 
 /// The system lane: a locked queue, allocated on first use, with a flag that is read

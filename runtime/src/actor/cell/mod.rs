@@ -558,10 +558,7 @@ impl<P: Message> CellState<P> {
             }
             // What this turn came to is carried out by now (a failure's decision
             // taken): the asker hears whether its target stops.
-            SystemMessage::OwedRefusal(owed) => owed.send(self.cell.core.is_stopping()),
-            SystemMessage::TurnOutcome(asker) => {
-                let _ = asker.send(self.cell.core.is_stopping());
-            }
+            SystemMessage::TurnOutcome(asker) => asker.tell(self.cell.core.is_stopping()),
             SystemMessage::ChildFailed { child, failure } => {
                 let stale = self
                     .rare
