@@ -2205,17 +2205,24 @@ async fn s13_s19_terminate_does_not_wait_out_a_restart_backoff() {
     in_built_systems(what, 3, build, |_, system| async move {
         let (mut letters, handled) = (dead_letters(&system), shared());
         let h = handled.clone();
+        let backing_off = Arc::new(Notify::new());
+        let b = backing_off.clone();
         let actor: ActorRef<u64> = system
             .spawn(
-                Behaviors::supervise(Behaviors::receive_message(
-                    move |v: u64| -> Result<(), Boom> {
+                Behaviors::supervise(
+                    Behaviors::receive_message(move |v: u64| -> Result<(), Boom> {
                         if v == u64::MAX {
                             return Err(Boom);
                         }
                         h.lock().unwrap().push(v);
                         Ok(())
-                    },
-                ))
+                    })
+                    .on_signal(move |_, signal| {
+                        if *signal == Signal::PreRestart {
+                            b.notify_one();
+                        }
+                    }),
+                )
                 .on_failure::<Boom>(SupervisorStrategy::restart().with_backoff(
                     Backoff::new(Duration::from_secs(10), Duration::from_secs(20), 0.0).unwrap(),
                 )),
@@ -2225,7 +2232,10 @@ async fn s13_s19_terminate_does_not_wait_out_a_restart_backoff() {
         actor.tell(u64::MAX);
         let a = actor.clone();
         produce(4, 25, move |v| a.tell(v)).await;
-        sleep(ms(20)).await; // let it fail and begin to back off
+        // It backs off once its `PreRestart` has run (the backoff begins in that turn).
+        timeout(T, backing_off.notified())
+            .await
+            .map_err(|_| format!("no PreRestart within {T:?}"))?;
         let started = Instant::now();
         terminate_within(&system, "terminate did not return in 10 s").await?;
         let took = started.elapsed();
