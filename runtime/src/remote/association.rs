@@ -37,7 +37,8 @@ pub(crate) mod control {
     pub(crate) const UNWATCH: &str = "!unwatch";
     /// The actor (path and uid of the header) a watch named has ended.
     pub(crate) const ENDED: &str = "!ended";
-    /// The sender's system is stopping: its actors have ended.
+    /// The sender's system is stopping: its actors have ended. Also the
+    /// listener's verdict after a handshake that ends while its system leaves.
     pub(crate) const LEAVING: &str = "!leaving";
     /// The request whose answer goes to the promise (path and uid of the header)
     /// was refused; the payload says why (`Refusal::to_wire`).

@@ -21,11 +21,26 @@ use crate::remote::transport::{BUFFER, LEAVE_TIMEOUT, Transport};
 use crate::system::SystemShared;
 use crate::wire::WireLimits;
 
+/// Why a dial made no link.
+enum NoLink {
+    /// The peer's listener answered the handshake with `!leaving`: its system is
+    /// terminating.
+    Leaving,
+    /// Anything else, in words.
+    Failed(String),
+}
+
+impl From<String> for NoLink {
+    fn from(error: String) -> Self {
+        Self::Failed(error)
+    }
+}
+
 /// Dial the peer of `association`, handshake, and wait for its verdict.
 async fn connect(
     association: &Association,
     transport: &Weak<Transport>,
-) -> Result<LinkStream, String> {
+) -> Result<LinkStream, NoLink> {
     let peer = association.peer();
     let (host, port) = peer
         .host_port()
@@ -48,10 +63,13 @@ async fn connect(
         .map_err(|error| error.to_string())?;
     match read_verdict(&mut stream).await?.as_str() {
         control::WELCOME => Ok(stream),
-        control::QUARANTINED => Err(format!(
+        control::LEAVING => Err(NoLink::Leaving),
+        control::QUARANTINED => Err(NoLink::Failed(format!(
             "{peer} has quarantined this system: it must clear the quarantine first"
-        )),
-        other => Err(format!("{peer} answered the handshake with {other:?}")),
+        ))),
+        other => Err(NoLink::Failed(format!(
+            "{peer} answered the handshake with {other:?}"
+        ))),
     }
 }
 
@@ -94,14 +112,28 @@ pub(super) async fn link_out(
         .upgrade()
         .map_or(Duration::ZERO, |transport| transport.timing().handshake);
     let dialled = tokio::select! {
-        () = association.session().wait_end() => Err("the session ended".to_owned()),
+        () = association.session().wait_end() => Err(NoLink::Failed("the session ended".to_owned())),
         connected = tokio::time::timeout(patience, connect(&association, &transport)) => {
-            connected.unwrap_or_else(|_| Err("the handshake timed out".into()))
+            connected.unwrap_or_else(|_| Err(NoLink::Failed("the handshake timed out".into())))
         }
     };
     let stream = match dialled {
         Ok(stream) => stream,
-        Err(error) => {
+        Err(NoLink::Leaving) => {
+            // Its system stops: the session ends as if the peer had sent
+            // `!leaving` on a link (S41), and what was queued is lettered
+            // `SessionEnded`.
+            if let Some(transport) = transport.upgrade() {
+                transport.peer_left(&association);
+            }
+            association.forget_outbound(id);
+            status.send_replace(LinkStatus::Down("its system is stopping".into()));
+            let reason = ended_reason(&association)
+                .unwrap_or(DeadLetterReason::SessionEnded { peer: peer.clone() });
+            give_up(frames, &transport, &peer, reason).await;
+            return;
+        }
+        Err(NoLink::Failed(error)) => {
             tracing::debug!(%peer, %error, "cannot link");
             // Forgotten first: whoever hears `Down` and sends again dials anew.
             association.forget_outbound(id);

@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Handle;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::actor::Address;
@@ -64,11 +64,17 @@ pub(crate) struct Transport {
     faults: Mutex<HashMap<Address, Arc<LinkFaults>>>,
     /// Every task of the links, stopped when the system terminates.
     tasks: Mutex<Vec<AbortHandle>>,
-    /// Set when the system leaves: nothing more is sent.
+    /// Set when the system leaves: nothing more is sent, and a peer whose
+    /// handshake ends from then on is told the system is leaving, not welcomed.
+    /// Set under the lock of `associations` (see `admit`).
     closing: AtomicBool,
-    /// The task that owns the listening socket: awaited when the system
-    /// terminates, so that the port is free once `terminate` returns.
-    accepting: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The task that owns the listening socket, and what tells it to stop: awaited
+    /// when the system terminates, so that the port is free once `terminate`
+    /// returns.
+    accepting: Mutex<Option<Accepting>>,
+    /// One permit for each connection a peer may have in its handshake at once
+    /// (`HANDSHAKES_AT_ONCE`); each is held until the listener's verdict is written.
+    handshaking: Arc<Semaphore>,
     /// How many connections peers dialled are being read: a terminating system
     /// reads each until its peer closes it (see `leave`).
     reading: watch::Sender<usize>,
@@ -106,12 +112,17 @@ impl Transport {
             tasks: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
             accepting: Mutex::new(None),
+            handshaking: Arc::new(Semaphore::new(HANDSHAKES_AT_ONCE)),
             reading: watch::Sender::new(0),
         });
-        let accepting = transport
-            .runtime
-            .spawn(accept_loop(listener, Arc::downgrade(&transport)));
-        *locked(&transport.accepting) = Some(accepting);
+        let (stop, stopped) = oneshot::channel();
+        let task = transport.runtime.spawn(accept_loop(
+            listener,
+            Arc::downgrade(&transport),
+            transport.handshaking.clone(),
+            stopped,
+        ));
+        *locked(&transport.accepting) = Some(Accepting { stop, task });
         Ok(transport)
     }
 
@@ -147,6 +158,16 @@ impl Transport {
     /// The association with `peer`, made (without dialling) if there is none.
     pub(crate) fn association(self: &Arc<Self>, peer: &Address) -> Arc<Association> {
         let mut associations = locked(&self.associations);
+        self.association_in(&mut associations, peer)
+    }
+
+    /// The association with `peer` in `associations` (the table, locked), made if
+    /// there is none.
+    fn association_in(
+        self: &Arc<Self>,
+        associations: &mut HashMap<Address, Arc<Association>>,
+        peer: &Address,
+    ) -> Arc<Association> {
         if let Some(association) = associations.get(peer) {
             return association.clone();
         }
@@ -215,9 +236,30 @@ impl Transport {
         }
     }
 
+    /// What the listener answers `peer`, whose handshake on a connection it dialled
+    /// has just checked out. Decided under the lock of the association table, which
+    /// `leave` also takes to set `closing` and list the peers to tell: a peer
+    /// welcomed here is in use before `leave` lists it (so it is told, over a
+    /// connection dialled for it if need be), and one whose handshake ends after
+    /// is told now, in the verdict (S41).
+    fn admit(self: &Arc<Self>, peer: &Address) -> Admission<'_> {
+        let mut associations = locked(&self.associations);
+        if self.closing.load(Ordering::Acquire) {
+            return Admission::Leaving;
+        }
+        let association = self.association_in(&mut associations, peer);
+        if association.session().ended().is_some() {
+            return Admission::Quarantined;
+        }
+        // Heartbeats start, and with them the connection back to the peer; what
+        // it writes is read before this system leaves.
+        association.in_use();
+        Admission::Welcome(association, self.reading())
+    }
+
     /// `peer` said its system stops: the session ends, and the next ref resolved to
     /// it begins a new one.
-    fn peer_left(&self, association: &Arc<Association>) {
+    pub(super) fn peer_left(&self, association: &Arc<Association>) {
         tracing::debug!(peer = %association.peer(), "the peer's system is stopping");
         association.end(SessionEnd::Left);
         let mut associations = locked(&self.associations);
@@ -283,7 +325,8 @@ impl Transport {
     }
 
     /// The system is terminating: tell every linked peer, and give the notices a
-    /// moment to be written. Nothing is sent after this.
+    /// moment to be written. Nothing is sent after this, and a peer whose handshake
+    /// ends from now on is told in the listener's verdict (see `admit`).
     ///
     /// Then read what the peers wrote before they heard: a peer that hears this
     /// system leave writes the frame in hand, closes its connection and letters
@@ -292,8 +335,11 @@ impl Transport {
     /// without a dead letter on one side (S31, S39). Each wait is bounded by
     /// `LEAVE_TIMEOUT`; a peer that could not be told is not waited for.
     pub(crate) async fn leave(&self) {
-        self.closing.store(true, Ordering::Release);
-        let associations: Vec<_> = locked(&self.associations).values().cloned().collect();
+        let associations: Vec<_> = {
+            let associations = locked(&self.associations);
+            self.closing.store(true, Ordering::Release);
+            associations.values().cloned().collect()
+        };
         let writers: Vec<_> = associations
             .iter()
             .filter_map(|association| association.leave())
@@ -318,12 +364,26 @@ impl Transport {
 
     /// Close the listening socket, and wait (a second at most) until it is closed:
     /// a system started on the same port right after `terminate` returns binds it.
+    ///
+    /// The connections the OS had accepted and the accept loop had not are taken
+    /// first, and every handshake under way is given `LEAVE_TIMEOUT` to end: each
+    /// peer whose dial reached this system before the socket closed is told, in the
+    /// verdict, that it is leaving, so that its watchers hear `Terminated` at once
+    /// (S41). A peer that dials after the socket closed is refused, as by a system
+    /// that is not there: its failure detector speaks for this one.
     pub(crate) async fn close_listener(&self) {
         let accepting = locked(&self.accepting).take();
-        if let Some(accepting) = accepting {
-            accepting.abort();
-            let _ = tokio::time::timeout(LISTENER_CLOSE, accepting).await;
+        if let Some(Accepting { stop, mut task }) = accepting {
+            let _ = stop.send(());
+            if tokio::time::timeout(LISTENER_CLOSE, &mut task)
+                .await
+                .is_err()
+            {
+                task.abort();
+            }
         }
+        let all = u32::try_from(HANDSHAKES_AT_ONCE).unwrap_or(u32::MAX);
+        let _ = tokio::time::timeout(LEAVE_TIMEOUT, self.handshaking.acquire_many(all)).await;
     }
 
     /// Stop every link: the system has terminated.
@@ -335,6 +395,22 @@ impl Transport {
             task.abort();
         }
     }
+}
+
+/// The accept loop's task, and what tells it to stop.
+struct Accepting {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// What the listener answers a peer whose handshake checked out.
+enum Admission<'a> {
+    /// `!welcome`: frames are read from it, counted while they are.
+    Welcome(Arc<Association>, Reading<'a>),
+    /// `!quarantined`.
+    Quarantined,
+    /// `!leaving`: this system is terminating.
+    Leaving,
 }
 
 /// A connection a peer dialled, counted while it is read.
@@ -349,7 +425,6 @@ impl Drop for Reading<'_> {
 /// The longest `terminate` waits for the listening socket to close.
 const LISTENER_CLOSE: Duration = Duration::from_secs(1);
 
-/// Accept links, each handshaken and then read in a task of its own.
 /// Connections still in their handshake are held to this many: past it, a new
 /// connection is closed at once (each is held at most the handshake timeout and
 /// `HANDSHAKE_LIMIT` bytes a message, so a crowd of strangers costs a bounded
@@ -360,32 +435,75 @@ const HANDSHAKES_AT_ONCE: usize = 128;
 /// descriptors, say), rather than spin.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
 
-async fn accept_loop(listener: TcpListener, transport: Weak<Transport>) {
-    let handshaking = Arc::new(tokio::sync::Semaphore::new(HANDSHAKES_AT_ONCE));
+/// Accept links, each handshaken and then read in a task of its own. Told to stop
+/// (the system is terminating), take the connections the OS has accepted on this
+/// loop's behalf and not handed over yet, each handshaken like the others (and so
+/// told the system is leaving), then close the listening socket.
+async fn accept_loop(
+    listener: TcpListener,
+    transport: Weak<Transport>,
+    handshaking: Arc<Semaphore>,
+    mut stop: oneshot::Receiver<()>,
+) {
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(error) => {
-                tracing::warn!(%error, "cannot accept a link; pausing");
-                tokio::time::sleep(ACCEPT_PAUSE).await;
-                continue;
-            }
+        let stream = tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot accept a link; pausing");
+                    tokio::time::sleep(ACCEPT_PAUSE).await;
+                    continue;
+                }
+            },
         };
-        let Some(links) = transport.upgrade() else {
+        if !handshake_in_task(stream, &transport, &handshaking) {
             return;
-        };
-        let Ok(permit) = handshaking.clone().try_acquire_owned() else {
-            tracing::warn!("too many links in their handshake at once: one is refused");
-            drop(stream);
+        }
+    }
+    // The backlog, read with the socket's own calls: the reactor may not have
+    // seen the latest connections yet.
+    let Ok(listener) = listener.into_std() else {
+        return;
+    };
+    while let Ok((stream, _)) = listener.accept() {
+        let stream = stream
+            .set_nonblocking(true)
+            .and_then(|()| TcpStream::from_std(stream));
+        let Ok(stream) = stream else {
             continue;
         };
-        let transport = transport.clone();
-        links.spawn(async move {
-            if let Err(error) = accept(stream, transport, permit).await {
-                tracing::debug!(%error, "link refused");
-            }
-        });
+        if !handshake_in_task(stream, &transport, &handshaking) {
+            return;
+        }
     }
+    // The listening socket closes here.
+}
+
+/// Handshake `stream`, a connection a peer dialled, in a task of its own (or close
+/// it, when too many are in their handshake already). Says whether the transport
+/// is still there.
+fn handshake_in_task(
+    stream: TcpStream,
+    transport: &Weak<Transport>,
+    handshaking: &Arc<Semaphore>,
+) -> bool {
+    let Some(links) = transport.upgrade() else {
+        return false;
+    };
+    let Ok(permit) = handshaking.clone().try_acquire_owned() else {
+        tracing::warn!("too many links in their handshake at once: one is refused");
+        drop(stream);
+        return true;
+    };
+    let transport = transport.clone();
+    links.spawn(async move {
+        if let Err(error) = accept(stream, transport, permit).await {
+            tracing::debug!(%error, "link refused");
+        }
+    });
+    true
 }
 
 /// Handshake a connection a peer dialled (holding `permit` until it is done), then
@@ -418,31 +536,46 @@ async fn accept(
     .await
     .map_err(|_| "the handshake timed out".to_owned())??;
     let links = transport.upgrade().ok_or("the system has terminated")?;
-    let association = links.association(&peer);
-    let quarantined = association.session().ended().is_some();
-    let verdict = if quarantined {
-        control::QUARANTINED
-    } else {
-        control::WELCOME
+    let (association, _reading) = match links.admit(&peer) {
+        Admission::Welcome(association, reading) => (association, reading),
+        Admission::Quarantined => {
+            let _ = say_verdict(&mut stream, control::QUARANTINED).await;
+            return Err(format!("{peer} is quarantined"));
+        }
+        Admission::Leaving => {
+            // The peer's watchers of this system's actors hear `Terminated` now,
+            // not at its failure detector's give-up (S41). The permit is held until
+            // the verdict is out: `close_listener` waits for it.
+            say_verdict(&mut stream, control::LEAVING).await?;
+            return Err(format!("{peer} told this system is leaving"));
+        }
     };
-    stream
-        .write_all(&control_frame(verdict, "/", 0))
-        .await
-        .map_err(|error| error.to_string())?;
-    if quarantined {
-        return Err(format!("{peer} is quarantined"));
-    }
+    let welcomed = say_verdict(&mut stream, control::WELCOME).await;
     drop(permit);
+    welcomed?;
     association.heard();
-    // Heartbeats start, and with them the connection back to the peer.
-    association.in_use();
     let session_end = association.session().wait_end();
-    let _reading = links.reading();
     tokio::select! {
         () = session_end => {}
         () = read_frames(stream, &association, &links) => {}
     }
     Ok(())
+}
+
+/// Write the listener's verdict `key` on `stream` (within `LEAVE_TIMEOUT`); a
+/// verdict other than `!welcome` ends the connection, so it is shut after it.
+async fn say_verdict(stream: &mut LinkStream, key: &str) -> Result<(), String> {
+    tokio::time::timeout(LEAVE_TIMEOUT, async {
+        stream.write_all(&control_frame(key, "/", 0)).await?;
+        if key == control::WELCOME {
+            stream.flush().await
+        } else {
+            stream.shutdown().await
+        }
+    })
+    .await
+    .map_err(|_| "the verdict could not be written in time".to_owned())?
+    .map_err(|error| error.to_string())
 }
 
 /// Read frames from the peer of `association` and deliver them, until the
