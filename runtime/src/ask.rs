@@ -33,7 +33,10 @@
 //!   target's supervision has decided.
 //! - [`AskError::MailboxFull`]: the target's bounded mailbox was full and its
 //!   overflow strategy (drop-new, or fail) refused the request; the ask fails at
-//!   once, and the target runs on (S29). Under drop-oldest a request is taken, and
+//!   once (S29). Under drop-new the target runs on; under fail the overflow is the
+//!   target's failure, as a tell's is (`MailboxOverflow`, under its supervision),
+//!   and what it had queued stays for the next incarnation if it restarts. Under
+//!   drop-oldest a request is taken, and
 //!   one pushed out later fails its ask as `Unanswered`: at once for
 //!   [`ask`](crate::ActorRef::ask), whose dead letter carries the request without
 //!   its reply ref; for [`ask_with`](crate::ActorRef::ask_with), whose reply ref is
@@ -122,7 +125,9 @@ pub enum AskError {
     },
     /// The target's bounded mailbox was full, and its overflow strategy (drop-new,
     /// or fail) refused the request, at once: the request is a dead letter
-    /// (`MailboxFull`), and the target runs on.
+    /// (`MailboxFull`). Under drop-new the target runs on; under fail it also fails
+    /// with [`MailboxOverflow`](crate::MailboxOverflow), under its supervision, as
+    /// for a tell.
     #[error(
         "{target}'s bounded mailbox was full and refused the request: ask again once it has caught up, or give it more room (MailboxConfig::bounded)"
     )]

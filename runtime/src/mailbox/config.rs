@@ -127,7 +127,8 @@ pub enum InvalidMailbox {
 }
 
 /// The failure of an actor whose bounded mailbox, with [`OverflowStrategy::Fail`],
-/// was full when a message was told to it. Supervision matches it like any failure
+/// was full when a message was told to it (or a request asked of it, which fails
+/// its ask with [`AskError::MailboxFull`](crate::AskError::MailboxFull)). Supervision matches it like any failure
 /// (`on_failure::<MailboxOverflow>(..)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MailboxOverflow {
