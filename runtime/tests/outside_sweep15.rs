@@ -23,10 +23,15 @@
 //!    stop, with the asks that meet it.
 //! 8. The testkit (S48, S25, S32, S33, S34): the kit runs a group router, awaits a
 //!    blocking call, records a state's entry timer; a probe sees a pool end.
-//! 9. Races on two workers, 20 runs each (S5, S14, S15, S29, S30, S31, S32, S33):
+//!    And routers with stop, supervision and bounds (S15, S16, S21, S25, S29, S32):
+//!    a routee that shrinks its own pool; a stopped pool's routees see `PostStop`
+//!    first; an ask routed to a full routee; a pool restarted by an escalation ends
+//!    its old routees' timers.
+//! 9. Races on two workers, 20 runs each (S5, S11, S14, S15, S21, S23, S29-S33):
 //!    offers through an adapter racing its owner's stop; offers into a
 //!    fail-on-overflow mailbox restarting under tells; a stop racing a blocking
-//!    call's end; a group of bounded routees fed by four tasks.
+//!    call's end; a group of bounded routees fed by four tasks; asks through a pool
+//!    of routees restarting under them.
 //!
 //! Every wait is bounded; timing is asserted only under tokio's paused clock.
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
@@ -1545,6 +1550,212 @@ async fn s48_s32_a_probe_sees_a_pool_end_with_its_last_routee(system: ActorSyste
 }
 
 // =================================================================================
+// 8b. Routers with stop, supervision and bounds (S15, S19, S21, S23, S25, S29, S32)
+// =================================================================================
+
+/// A routee that answers `Job`s with its number and, told 0, shrinks its own pool
+/// to one through the handle it was given.
+#[message]
+pub enum Crew {
+    Job(Job),
+    Shrink,
+}
+
+/// S32: a routee may resize its own pool from a handler (the resize is queued on
+/// the router, not waited for): shrinking to one stops the newest routees, the
+/// asking one among them, and the rotation goes on over the one left.
+#[tapio::test(start_paused = true)]
+async fn s32_a_routee_that_shrinks_its_own_pool_stops_with_the_newest(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let handle_slot: Arc<Mutex<Option<tapio::router::PoolHandle<Crew>>>> =
+        Arc::new(Mutex::new(None));
+    let slot = handle_slot.clone();
+    let pool = Routers::pool(3, move || {
+        let slot = slot.clone();
+        Behaviors::receive(move |ctx, crew: Crew| match crew {
+            Crew::Job(job) => {
+                let id: u64 = ctx
+                    .path()
+                    .name()
+                    .trim_start_matches("routee-")
+                    .parse()
+                    .unwrap();
+                job.reply_to.tell(id);
+            }
+            Crew::Shrink => {
+                let handle = slot.lock().unwrap().clone();
+                if let Some(handle) = handle {
+                    handle.resize(1).unwrap();
+                }
+            }
+        })
+    })
+    .unwrap();
+    *handle_slot.lock().unwrap() = Some(pool.handle());
+    let handle = pool.handle();
+    let router = system.spawn(pool, "crew").unwrap();
+    until(
+        || handle.routees().len() == 3,
+        "the router starts its routees",
+    )
+    .await;
+    let routees = handle.routees();
+    let mut third = TestProbe::<String>::new(&system);
+    third.watch(&routees[2]);
+    routees[2].tell(Crew::Shrink);
+    third.expect_terminated(&routees[2], T).await;
+    until(|| handle.routees().len() == 1, "the pool shrinks to one").await;
+    for n in 1..=3 {
+        router.tell(Crew::Job(Job {
+            n,
+            reply_to: probe.actor_ref().clone(),
+        }));
+    }
+    assert_eq!(probe.receive_messages(3, T).await, [1, 1, 1]);
+}
+
+/// S15, S19, S32: stopping a pool router stops its routees first: each routee's
+/// `PostStop` has run by the time a watcher hears the router's `Terminated`.
+#[tapio::test(start_paused = true)]
+async fn s15_s32_a_stopped_pool_router_ends_after_every_routee_saw_post_stop(system: ActorSystem) {
+    let log = new_log();
+    let mut probe = TestProbe::<String>::new(&system);
+    let for_pool = log.clone();
+    let pool = Routers::pool(3, move || {
+        let log = for_pool.clone();
+        Behaviors::receive_message(|_: u64| ()).on_signal(move |ctx, signal| {
+            if matches!(signal, Signal::PostStop) {
+                push(&log, format!("stop {}", ctx.path().name()));
+            }
+        })
+    })
+    .unwrap();
+    let handle = pool.handle();
+    let router = system.spawn(pool, "stopped-pool").unwrap();
+    until(
+        || handle.routees().len() == 3,
+        "the router starts its routees",
+    )
+    .await;
+    probe.watch(&router);
+    system.stop(&router).unwrap();
+    probe.expect_terminated(&router, T).await;
+    let mut stops = entries(&log);
+    stops.sort();
+    assert_eq!(stops, ["stop routee-1", "stop routee-2", "stop routee-3"]);
+}
+
+/// S21, S23, S29, S32: an ask through a router to a routee whose bounded drop-new
+/// mailbox is full: the routee cannot take the request, which is lettered naming
+/// it, and the ask (nobody keeping the letter) fails at once, not at its deadline.
+#[tapio::test(start_paused = true)]
+async fn s21_s29_s32_an_ask_routed_to_a_full_routee_fails_at_once(system: ActorSystem) {
+    let mut probe = TestProbe::<String>::new(&system);
+    let gate = Arc::new(Semaphore::new(0));
+    let (to, held) = (probe.actor_ref().clone(), gate.clone());
+    let pool = Routers::pool(1, move || {
+        let (adapter_tx, _) = mpsc::unbounded_channel();
+        holder(to.clone(), held.clone(), adapter_tx)
+    })
+    .unwrap()
+    .routee_mailbox(MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap());
+    let router = system.spawn(pool, "full-routee").unwrap();
+    router.tell(Held::Hold);
+    assert_eq!(probe.expect_message(T).await, "holding");
+    router.tell(Held::N(1)); // the routee's one place
+    let started = Instant::now();
+    let asked = router
+        .ask_with(|reply_to| Held::Ask(2, reply_to))
+        .timeout(Duration::from_secs(60))
+        .await;
+    assert!(matches!(&asked, Err(e) if not_a_timeout(e)), "{asked:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    gate.add_permits(1);
+    assert_eq!(probe.expect_message(T).await, "n 1");
+    assert_eq!(
+        router
+            .ask_with(|reply_to| Held::Ask(3, reply_to))
+            .timeout(T)
+            .await,
+        Ok(30)
+    );
+}
+
+/// S25, S32, S14, S16, S48: a supervised pool router restarted by a routee's
+/// escalation brings fresh routees whose timers start again, while the old routees'
+/// timers end with them: once the old routees are heard to end, only the new ones
+/// tick, and the leak check finds no timer left.
+#[tapio::test(start_paused = true)]
+async fn s25_s32_s16_a_restarted_pool_ends_its_old_routees_timers(system: ActorSystem) {
+    let log = new_log();
+    let for_pool = log.clone();
+    let generation = Arc::new(AtomicU64::new(0));
+    let counted = generation.clone();
+    let pool = Routers::pool(2, move || {
+        let (log, generation) = (for_pool.clone(), counted.clone());
+        Behaviors::supervise(Behaviors::with_timers(move |timers| {
+            timers.start_fixed_rate("beat", 0_u64, ms(10)).unwrap();
+            let born = generation.load(SeqCst);
+            let log = log.clone();
+            Behaviors::receive(move |ctx, n: u64| {
+                if n == 13 {
+                    return Err(Boom);
+                }
+                push(&log, format!("g{born} {}", ctx.path().name()));
+                Ok(())
+            })
+        }))
+        .on_failure::<Boom>(SupervisorStrategy::escalate())
+    })
+    .unwrap();
+    let handle = pool.handle();
+    let router = system
+        .spawn(
+            Behaviors::supervise(pool).on_failure::<Boom>(SupervisorStrategy::restart()),
+            "restarting-pool",
+        )
+        .unwrap();
+    until(
+        || handle.routees().len() == 2,
+        "the router starts its routees",
+    )
+    .await;
+    let old = handle.routees();
+    let mut watchers = [
+        TestProbe::<String>::new(&system),
+        TestProbe::<String>::new(&system),
+    ];
+    for (watcher, routee) in watchers.iter().zip(&old) {
+        watcher.watch(routee);
+    }
+    tokio::time::sleep(ms(25)).await;
+    generation.store(1, SeqCst);
+    router.tell(13_u64);
+    for (watcher, routee) in watchers.iter_mut().zip(&old) {
+        watcher.expect_terminated(routee, T).await;
+    }
+    let at_end = entries(&log).len();
+    tokio::time::sleep(ms(100)).await;
+    let log = entries(&log);
+    assert!(
+        log[..at_end].iter().any(|e| e.starts_with("g0 ")),
+        "{log:?}"
+    );
+    let after = &log[at_end..];
+    assert!(!after.is_empty(), "the new routees tick");
+    assert!(
+        after.iter().all(|e| e.starts_with("g1 ")),
+        "an old routee ticked: {log:?}"
+    );
+    until(|| handle.routees().len() == 2, "a full pool again").await;
+    assert!(handle.routees().iter().all(|r| !old.contains(r)));
+}
+
+// =================================================================================
 // 9. Races on two workers (S5, S14, S15, S29, S30, S31, S32, S33)
 // =================================================================================
 
@@ -1901,6 +2112,70 @@ async fn s32_s29_a_group_of_bounded_routees_fed_by_four_tasks_accounts_every_mes
             .flat_map(|t| (0..100).map(move |i| t * 1000 + i))
             .collect();
         assert_eq!(all, want, "run {run}: each message once");
+        timeout(T, system.terminate()).await.unwrap();
+    }
+}
+
+/// S21, S23, S11, S14, S32: asks through a pool whose routees fail and restart
+/// under them, from two tasks: an ask whose own handler fails is `Unanswered` at
+/// once; every other one, queued across the restart, is answered by the next
+/// incarnation; none waits for its deadline (20 runs).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s21_s23_s32_asks_through_a_pool_of_restarting_routees_are_answered_or_unanswered_at_once()
+{
+    for run in 0..RUNS {
+        let system = ActorSystem::new("pool-asks").unwrap();
+        let pool = Routers::pool(2, || {
+            Behaviors::supervise(Behaviors::receive_message(|job: Job| {
+                if job.n % 7 == 0 {
+                    return Err(Boom);
+                }
+                job.reply_to.tell(job.n * 2);
+                Ok(())
+            }))
+            .on_failure::<Boom>(
+                SupervisorStrategy::restart()
+                    .with_limit(u32::MAX, Duration::from_secs(1))
+                    .unwrap(),
+            )
+        })
+        .unwrap();
+        let router = system.spawn(pool, "askers").unwrap();
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..2_u64)
+            .map(|t| {
+                let router = router.clone();
+                tokio::spawn(async move {
+                    let asks: Vec<_> = (1..=50_u64)
+                        .map(|i| {
+                            let n = t * 100 + i;
+                            let ask = router
+                                .ask_with(move |reply_to| Job { n, reply_to })
+                                .timeout(Duration::from_secs(60));
+                            async move { (n, ask.await) }
+                        })
+                        .collect();
+                    let mut out = Vec::new();
+                    for ask in asks {
+                        out.push(ask.await);
+                    }
+                    out
+                })
+            })
+            .collect();
+        for task in tasks {
+            for (n, asked) in timeout(T, task).await.unwrap().unwrap() {
+                if n % 7 == 0 {
+                    assert!(
+                        matches!(asked, Err(AskError::Unanswered { .. })),
+                        "run {run}: ask {n}: {asked:?}"
+                    );
+                } else {
+                    assert_eq!(asked, Ok(n * 2), "run {run}: ask {n}");
+                }
+            }
+        }
+        assert!(started.elapsed() < T, "run {run}: {:?}", started.elapsed());
         timeout(T, system.terminate()).await.unwrap();
     }
 }
