@@ -26,7 +26,12 @@
 //!   ([`DeadLetterReason::StashDiscarded`]), and a stop ends it
 //!   ([`DeadLetterReason::RecipientStopped`]). A `supervise(..)` *inside*
 //!   `with_stash` restarts only what is inside, and the stash outlives that restart,
-//!   as any value made outside the supervised behavior does.
+//!   as any value made outside the supervised behavior does. A clone of the buffer
+//!   kept elsewhere (a task, another actor) does not change what a stop does: the
+//!   held messages are lettered at the stop, and a message stashed into the clone
+//!   afterwards is a dead letter at once. It does keep a buffer a restart replaced:
+//!   what that one holds is lettered (`StashDiscarded`) when its last clone is
+//!   dropped.
 //! - **Asks keep their answer.** A stashed message is kept whole: a request stashed
 //!   with its `reply_to` ref (or, for a protocol `#[actor]` generates, with the
 //!   reply slot beside it) is answered to whoever asked once it is replayed.
@@ -138,7 +143,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use crate::actor::ActorRef;
 use crate::behavior::{Behavior, IntoBehavior, Kind};
@@ -231,12 +236,28 @@ impl<P: Message> StashBuffer<P> {
     /// already. `message` is then a dead letter
     /// ([`StashFull`](crate::DeadLetterReason::StashFull)); return the error from the
     /// handler (`?`) to fail the actor, under its supervision.
+    ///
+    /// Stashed through a clone once the actor has stopped, `message` is not held
+    /// (nothing would replay it): it is a dead letter at once
+    /// ([`RecipientStopped`](crate::DeadLetterReason::RecipientStopped)), and this
+    /// returns `Ok`, as a tell to a stopped actor does not fail.
     pub fn stash<M>(&self, message: M) -> Result<(), StashOverflow>
     where
         M: Message,
         P: Accepts<M>,
     {
         let mut held = self.lock();
+        if held.owner.core().is_stopping() {
+            // A clone kept past the actor's stop: nothing will ever replay it.
+            let owner = held.owner.clone();
+            drop(held);
+            let core = owner.core();
+            dropping_promises(UnusedPromise::Stopped(core.uid()), || {
+                core.system()
+                    .dead_letter(message, core.path(), DeadLetterReason::RecipientStopped);
+            });
+            return Ok(());
+        }
         let capacity = held.capacity.get();
         if held.messages.len() < capacity {
             held.messages.push_back(P::wrap(message));
@@ -296,6 +317,43 @@ impl<P: Message> StashBuffer<P> {
     /// Every held message, oldest first, taken out.
     fn take_all(&self) -> VecDeque<P> {
         std::mem::take(&mut self.lock().messages)
+    }
+
+    /// The handle the actor's context keeps, to letter what the buffer holds when
+    /// the actor stops.
+    pub(crate) fn handle(&self) -> StashHandle<P> {
+        StashHandle(Arc::downgrade(&self.held))
+    }
+}
+
+/// What an actor's context keeps of a stash `with_stash` gave it: at the stop, what
+/// the buffer still holds becomes dead letters at once, even while a clone of the
+/// buffer lives on elsewhere (a task, another actor), which would otherwise keep
+/// the messages, and the asks among them, until it is dropped.
+pub(crate) struct StashHandle<P: Message>(Weak<Mutex<Held<P>>>);
+
+impl<P: Message> StashHandle<P> {
+    /// Whether some clone of the buffer is still alive.
+    pub(crate) fn is_live(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+
+    /// The actor is stopping: turn what the buffer holds into dead letters
+    /// ([`RecipientStopped`](DeadLetterReason::RecipientStopped)), oldest first.
+    pub(crate) fn letter_held(&self) {
+        let Some(held) = self.0.upgrade() else {
+            return;
+        };
+        let buffer = StashBuffer { held };
+        let (messages, owner) = {
+            let mut held = buffer.lock();
+            (std::mem::take(&mut held.messages), held.owner.clone())
+        };
+        let core = owner.core();
+        for message in messages {
+            core.system()
+                .dead_letter(message, core.path(), DeadLetterReason::RecipientStopped);
+        }
     }
 }
 

@@ -865,6 +865,77 @@ async fn s27_s33_messages_stashed_before_and_queued_during_a_blocking_load_keep_
     .await;
 }
 
+/// S27, S31, S23: a clone of a stash buffer kept outside the actor does not keep
+/// what the stash held past the actor's stop: at the stop, a stashed ask fails at
+/// once and its request is lettered `RecipientStopped`; a message stashed into the
+/// clone afterwards is lettered at once, never held where nothing will replay it.
+/// (Before the fix, both letters waited for the last clone to be dropped, and the
+/// message stashed after the stop sat in the clone; 1 of 1 runs failed.)
+#[tapio::test(start_paused = true)]
+async fn s27_s31_s23_a_stash_clone_kept_outside_holds_nothing_past_the_actors_stop(
+    system: ActorSystem,
+) {
+    let mut dead = letters(&system);
+    let mut probe = TestProbe::<String>::new(&system);
+    let (stash_tx, mut stash_rx) = mpsc::unbounded_channel::<StashBuffer<Desk>>();
+    let actor = system
+        .spawn(
+            Behaviors::with_stash(4, move |stash: StashBuffer<Desk>| {
+                let _ = stash_tx.send(stash.clone());
+                Behaviors::receive_message(move |desk: Desk| {
+                    stash.stash(desk).map(|()| Behaviors::same())
+                })
+            })
+            .unwrap(),
+            "orphan",
+        )
+        .unwrap();
+    let kept = next(&mut stash_rx).await;
+    let asked = actor
+        .ask_with(|reply_to| Desk::Ask(1, reply_to))
+        .timeout(Duration::from_secs(60));
+    let asked = tokio::spawn(async move { asked.await });
+    until(|| kept.len() == 1, "the actor stashes the request").await;
+    probe.watch(&actor);
+    let started = Instant::now();
+    system.stop(&actor).unwrap();
+    probe.expect_terminated(&actor, T).await;
+    let asked = timeout(T, asked).await.unwrap().unwrap();
+    assert!(
+        matches!(asked, Err(AskError::TargetTerminated { .. })),
+        "{asked:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let first = letters_for(&mut dead, actor.path(), 1).await.remove(0);
+    assert_eq!(
+        first.reason(),
+        &DeadLetterReason::RecipientStopped,
+        "{}",
+        describe(&first)
+    );
+    assert!(matches!(
+        first.take_message::<Desk>(),
+        Some(Desk::Ask(1, _))
+    ));
+    assert!(kept.is_empty());
+    assert_eq!(kept.stash(Desk::Open), Ok(()));
+    assert!(kept.is_empty(), "nothing is held for an actor that stopped");
+    let second = letters_for(&mut dead, actor.path(), 1).await.remove(0);
+    assert_eq!(
+        second.reason(),
+        &DeadLetterReason::RecipientStopped,
+        "{}",
+        describe(&second)
+    );
+    assert!(matches!(second.take_message::<Desk>(), Some(Desk::Open)));
+    drop(kept);
+    outside::no_letter_for(&mut dead, actor.path(), ms(100)).await;
+}
+
 // =================================================================================
 // 4. Adapters (S28, S11, S14, S33)
 // =================================================================================

@@ -14,6 +14,7 @@ use crate::error::{NotAChild, NotWatchable, SpawnError};
 use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
 use crate::message::{Accepts, Message, Protocol};
+use crate::stash::{StashBuffer, StashHandle};
 use crate::system::ActorSystem;
 use crate::timer::TimerScheduler;
 
@@ -44,6 +45,8 @@ struct Extra<P: Message> {
     timers: Option<TimerScheduler<P>>,
     /// The translations of the actor's message adapters, by foreign type.
     adapters: Adapters,
+    /// The stashes `with_stash` made for this actor, lettered at its stop.
+    stashes: Vec<StashHandle<P>>,
 }
 
 impl<P: Message> Default for Extra<P> {
@@ -53,6 +56,7 @@ impl<P: Message> Default for Extra<P> {
             effects: Effects::Live,
             timers: None,
             adapters: Adapters::default(),
+            stashes: Vec::new(),
         }
     }
 }
@@ -513,6 +517,24 @@ impl<P: Message> ActorContext<P> {
             Arc::new(move |foreign| translate(foreign).map(P::wrap).map_err(Failure::new));
         self.extra().adapters.register::<F, P>(translate);
         adapter::adapter(self.self_ref.own_cell())
+    }
+
+    /// Keep a handle on `stash`, so that what it holds is lettered when this actor
+    /// stops, whoever else keeps a clone of it. Handles of buffers gone (replaced by
+    /// a restart) are dropped here.
+    pub(crate) fn track_stash(&mut self, stash: &StashBuffer<P>) {
+        let stashes = &mut self.extra().stashes;
+        stashes.retain(StashHandle::is_live);
+        stashes.push(stash.handle());
+    }
+
+    /// The actor is stopping: letter what its stashes still hold.
+    pub(crate) fn letter_stashes(&mut self) {
+        if let Some(extra) = self.extra.as_mut() {
+            for stash in extra.stashes.drain(..) {
+                stash.letter_held();
+            }
+        }
     }
 
     /// The translations of this actor's message adapters, if it registered any.

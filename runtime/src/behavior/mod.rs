@@ -504,7 +504,9 @@ impl Behaviors {
     {
         let capacity = std::num::NonZeroUsize::new(capacity).ok_or(InvalidStash::ZeroCapacity)?;
         Ok(Self::setup(move |ctx| {
-            factory(StashBuffer::new(capacity, ctx.self_ref().clone()))
+            let stash = StashBuffer::new(capacity, ctx.self_ref().clone());
+            ctx.track_stash(&stash);
+            factory(stash)
         }))
     }
 

@@ -752,7 +752,12 @@ impl<P: Message> CellState<P> {
         // A request from another system that goes with the actor tells its asker
         // that the target stopped.
         let me = crate::mailbox::UnusedPromise::Stopped(self.cell.core.uid());
-        crate::mailbox::dropping_promises(me, || self.letter_what_is_queued());
+        // What a stash holds arrived before what is queued, and is lettered first,
+        // even while a clone of the buffer lives on elsewhere.
+        crate::mailbox::dropping_promises(me, || {
+            self.ctx.letter_stashes();
+            self.letter_what_is_queued();
+        });
     }
 
     fn letter_what_is_queued(&mut self) {
