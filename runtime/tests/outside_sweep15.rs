@@ -11,8 +11,10 @@
 //!    routee that restarts; stash overflows inside routees; asks through a group of
 //!    adapters; a resize that replaces a routee that stopped, and one before the
 //!    start; a stashed ask in a routee when the router is stopped.
-//! 3. Stash (S24, S27, S33): a stashed tick replayed after its timer was cancelled;
-//!    messages stashed before and queued during a blocking load.
+//! 3. Stash (S23, S24, S27, S31, S33): a stashed tick replayed after its timer was
+//!    cancelled; messages stashed before and queued during a blocking load; a clone
+//!    of a stash kept outside the actor past its stop (it kept the held messages,
+//!    and took new ones, until dropped: fixed with this sweep).
 //! 4. Adapters (S28, S11, S14, S33): a failing translation under restart; adapted
 //!    messages told during a blocking call.
 //! 5. `run_blocking` (S33, S11, S15, S23): two calls joined in one handler; an ask
@@ -1973,7 +1975,7 @@ async fn s29_s30_s14_offers_ride_through_restarts_a_fail_mailbox_takes_from_over
             tokio::spawn(async move {
                 for i in 0..300_u64 {
                     actor.tell(i);
-                    if i % 16 == 0 {
+                    if i.is_multiple_of(16) {
                         tokio::task::yield_now().await;
                     }
                 }
@@ -2131,7 +2133,7 @@ async fn s32_s29_a_group_of_bounded_routees_fed_by_four_tasks_accounts_every_mes
                 tokio::spawn(async move {
                     for i in 0..100 {
                         router.tell(t * 1000 + i);
-                        if i % 8 == 0 {
+                        if i.is_multiple_of(8) {
                             tokio::task::yield_now().await;
                         }
                     }
@@ -2198,7 +2200,7 @@ async fn s21_s23_s32_asks_through_a_pool_of_restarting_routees_are_answered_or_u
         let system = ActorSystem::new("pool-asks").unwrap();
         let pool = Routers::pool(2, || {
             Behaviors::supervise(Behaviors::receive_message(|job: Job| {
-                if job.n % 7 == 0 {
+                if job.n.is_multiple_of(7) {
                     return Err(Boom);
                 }
                 job.reply_to.tell(job.n * 2);
@@ -2236,7 +2238,7 @@ async fn s21_s23_s32_asks_through_a_pool_of_restarting_routees_are_answered_or_u
             .collect();
         for task in tasks {
             for (n, asked) in timeout(T, task).await.unwrap().unwrap() {
-                if n % 7 == 0 {
+                if n.is_multiple_of(7) {
                     assert!(
                         matches!(asked, Err(AskError::Unanswered { .. })),
                         "run {run}: ask {n}: {asked:?}"
