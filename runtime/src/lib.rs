@@ -300,6 +300,18 @@ pub mod __private {
     /// the macros.
     pub use crate::__tapio_actor_first as actor_first;
 
+    /// A message declared with `#[message]`, whose expansion writes the typed helper
+    /// `#[actor(helpers)]` asks it for (a hand-written `impl Message` has none).
+    #[diagnostic::on_unimplemented(
+        message = "`#[actor(helpers)]` cannot write a typed helper for `{Self}`: it is not declared with `#[message]`",
+        label = "a helper is written from the message's `#[message]` expansion",
+        note = "declare `{Self}` with `#[message]` instead of implementing `Message` by hand, or leave its helper out: `#[handler(no_helper)]` on its handler (a state machine's helpers go together: drop `helpers` from its `#[actor(..)]`)"
+    )]
+    pub trait TypedHelper {}
+
+    /// The check behind `TypedHelper`: compiled, never called.
+    pub fn typed_helper<T: TypedHelper>() {}
+
     /// The type of field `N` of a `#[message]` struct, named where the struct is
     /// declared, so a helper generated elsewhere need not have it in scope.
     pub trait FieldType<const N: usize> {

@@ -104,6 +104,9 @@ pub(crate) fn expand(model: &MessageModel<'_>, macro_name: &Ident) -> TokenStrea
     quote! {
         #impls
 
+        #[diagnostic::do_not_recommend]
+        impl #impl_generics ::tapio::__private::TypedHelper for #ident #type_generics #where_clause {}
+
         #[doc = #macro_doc]
         #[doc(hidden)]
         #[macro_export]

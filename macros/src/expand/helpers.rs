@@ -188,6 +188,19 @@ pub(crate) fn expand_helpers(model: &ActorModel<'_>, helpers_list: &[Helper<'_>]
          any other message's helper tells. The parameters are the message's fields, in order; \
          an enum, or a struct with a private field, is taken whole."
     );
+    // A message without a `#[message]` expansion has no helper macro: the call
+    // finds none, and this says why and what to write, on the message's type.
+    let checks = helpers_list.iter().filter_map(|helper| {
+        helper_macro(helper.message)?;
+        let message = helper.message;
+        let cfgs = helper.cfgs;
+        Some(quote_spanned! {message.span()=>
+            #(#cfgs)*
+            const _: fn() = || {
+                ::tapio::__private::typed_helper::<#message>();
+            };
+        })
+    });
     let declarations = helpers_list.iter().map(|h| method(h, false));
     let definitions = helpers_list.iter().map(|h| method(h, true));
     quote! {
@@ -204,6 +217,8 @@ pub(crate) fn expand_helpers(model: &ActorModel<'_>, helpers_list: &[Helper<'_>]
         impl #helpers for ::tapio::__private::ActorRef<#protocol> {
             #(#definitions)*
         }
+
+        #(#checks)*
     }
 }
 
