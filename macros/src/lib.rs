@@ -52,6 +52,7 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
         Some(_) => {
             let mut item = item.clone();
             drop_user_serde_derives(&mut item, &mut errors);
+            route_fields_through_one_bound(&mut item);
             let derive: [syn::Attribute; 2] = [
                 syn::parse_quote!(#[derive(::tapio::__private::serde::Serialize, ::tapio::__private::serde::Deserialize)]),
                 syn::parse_quote!(#[serde(crate = "::tapio::__private::serde")]),
@@ -117,6 +118,91 @@ fn drop_user_serde_derives(item: &mut syn::Item, errors: &mut Errors) {
         *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
         true
     });
+}
+
+/// The top-level keys of the item's or a field's `#[serde(..)]` attributes:
+/// `with`, `skip`, `rename`, ..
+fn serde_keys(attrs: &[syn::Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+        .filter_map(|attr| attr.meta.require_list().ok())
+        .flat_map(|list| list.tokens.clone())
+        .filter_map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => Some(ident.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Give each field of a message registered for the wire
+/// `#[serde(with = "::tapio::__private::wire_field")]`, which (de)serializes it as
+/// its own type does, behind one bound: a field whose type lacks serde's traits is
+/// then an error on that type saying what to derive (one from each derive), where
+/// serde's derive alone gives one per place it uses the field (four for a struct's
+/// field). Fields that
+/// serde reads otherwise already (`with`, `skip`, `flatten`, ..), and types whose
+/// whole shape is written otherwise (`transparent`, `from`, `into`, ..), are left
+/// to serde, and so are fields that hold an `ActorRef` (see below).
+fn route_fields_through_one_bound(item: &mut syn::Item) {
+    const WHOLE: &[&str] = &["transparent", "from", "try_from", "into", "remote"];
+    const FIELD: &[&str] = &[
+        "with",
+        "serialize_with",
+        "deserialize_with",
+        "skip",
+        "skip_serializing",
+        "skip_deserializing",
+        "flatten",
+        "getter",
+    ];
+    let route = |fields: &mut syn::Fields| {
+        for field in fields.iter_mut() {
+            // A ref crosses when its protocol is registered: serde's own error
+            // names the message that is not, which this bound would hide.
+            let carries_ref = quote::ToTokens::to_token_stream(&field.ty)
+                .into_iter()
+                .any(|tree| mentions(&tree, "ActorRef"));
+            if carries_ref
+                || serde_keys(&field.attrs)
+                    .iter()
+                    .any(|key| FIELD.contains(&key.as_str()))
+            {
+                continue;
+            }
+            let mut path = proc_macro2::Literal::string("::tapio::__private::wire_field");
+            path.set_span(syn::spanned::Spanned::span(&field.ty));
+            field.attrs.push(syn::parse_quote!(#[serde(with = #path)]));
+        }
+    };
+    let has = |attrs: &[syn::Attribute], keys: &[&str]| {
+        serde_keys(attrs)
+            .iter()
+            .any(|key| keys.contains(&key.as_str()))
+    };
+    match item {
+        syn::Item::Struct(item) if !has(&item.attrs, WHOLE) => route(&mut item.fields),
+        syn::Item::Enum(item) if !has(&item.attrs, WHOLE) => {
+            // A variant's own `with` or `skip` covers its fields.
+            for variant in &mut item.variants {
+                if !has(&variant.attrs, FIELD) {
+                    route(&mut variant.fields);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `tree` is, or holds, the identifier `name`.
+fn mentions(tree: &proc_macro2::TokenTree, name: &str) -> bool {
+    match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => {
+            group.stream().into_iter().any(|tree| mentions(&tree, name))
+        }
+        _ => false,
+    }
 }
 
 /// The compiler's span for `span`, to read where it is. (`unwrap` here is not
@@ -363,7 +449,67 @@ pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::hygiene_context;
+    use super::{hygiene_context, route_fields_through_one_bound};
+
+    /// The fields of `item`, after routing, that go through `wire_field`.
+    fn routed(mut item: syn::Item) -> Vec<String> {
+        route_fields_through_one_bound(&mut item);
+        let fields: Vec<syn::Field> = match item {
+            syn::Item::Struct(item) => item.fields.into_iter().collect(),
+            syn::Item::Enum(item) => item
+                .variants
+                .into_iter()
+                .flat_map(|variant| variant.fields)
+                .collect(),
+            _ => Vec::new(),
+        };
+        fields
+            .into_iter()
+            .filter(|field| {
+                field.attrs.iter().any(|attr| {
+                    quote::ToTokens::to_token_stream(attr)
+                        .to_string()
+                        .contains("wire_field")
+                })
+            })
+            .map(|field| {
+                field
+                    .ident
+                    .map_or_else(|| "_".into(), |name| name.to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn wire_fields_go_through_one_bound_unless_serde_reads_them_otherwise() {
+        let order: syn::Item = syn::parse_quote! {
+            pub struct Order {
+                pub name: String,
+                #[serde(skip)]
+                pub local: Local,
+                #[serde(with = "as_text", default)]
+                pub code: u32,
+                #[serde(default)]
+                pub count: u32,
+                pub reply_to: Option<ActorRef<Shelf>>,
+            }
+        };
+        assert_eq!(routed(order), ["name", "count"]);
+        let whole: syn::Item = syn::parse_quote! {
+            #[serde(try_from = "u32")]
+            pub struct Even(u32);
+        };
+        assert!(routed(whole).is_empty());
+        let update: syn::Item = syn::parse_quote! {
+            pub enum Update {
+                Set { value: u64 },
+                #[serde(skip)]
+                Local { here: Local },
+                Clear,
+            }
+        };
+        assert_eq!(routed(update), ["value"]);
+    }
 
     #[test]
     fn the_hygiene_context_is_read_from_rustc_s_debug_text_or_left_out() {

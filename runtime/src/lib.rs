@@ -312,6 +312,65 @@ pub mod __private {
     /// The check behind `TypedHelper`: compiled, never called.
     pub fn typed_helper<T: TypedHelper>() {}
 
+    /// A field of a message registered for the wire: serde's `Serialize` and
+    /// `Deserialize`, asked for once. `#[message(remote = ..)]` routes each field
+    /// through [`wire_field`], whose functions ask for this, so a field of a type
+    /// without serde's traits is one error naming the field's type, not one per
+    /// place serde's derive uses it. (Two impls, the second never met, so the
+    /// compiler weighs both and reports this trait, not serde's.)
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot cross the wire: it does not implement serde's `Serialize` and `Deserialize`",
+        label = "a field of a message registered for the wire",
+        note = "derive them with serde 1 on `{Self}`, or on your own types inside it (`#[derive(serde::Serialize, serde::Deserialize)]`), or declare it `#[message(remote = \"a.stable.key\")]`, which derives them through tapio; or mark the field `#[serde(skip)]` if it need not cross"
+    )]
+    pub trait WireField<Impl>: serde::Serialize + serde::de::DeserializeOwned {}
+
+    /// The `Impl` of every [`WireField`] that holds.
+    #[derive(Debug)]
+    pub enum SerdeImpl {}
+
+    /// The `Impl` of the [`WireField`] impl never met.
+    #[derive(Debug)]
+    pub enum NeverImpl {}
+
+    /// Implemented by nothing: the second impl of [`WireField`].
+    pub trait Never: serde::Serialize + serde::de::DeserializeOwned {}
+
+    impl<T: serde::Serialize + serde::de::DeserializeOwned> WireField<SerdeImpl> for T {}
+    impl<T: Never> WireField<NeverImpl> for T {}
+
+    /// `#[serde(with = "::tapio::__private::wire_field")]`: a field as serde's
+    /// derive writes it, behind the one [`WireField`] bound.
+    pub mod wire_field {
+        use super::WireField;
+
+        /// Serialize the field as its own `Serialize` does.
+        ///
+        /// # Errors
+        ///
+        /// The serializer's.
+        pub fn serialize<T, I, S>(value: &T, serializer: S) -> Result<S::Ok, S::Error>
+        where
+            T: WireField<I>,
+            S: serde::Serializer,
+        {
+            T::serialize(value, serializer)
+        }
+
+        /// Deserialize the field as its own `Deserialize` does.
+        ///
+        /// # Errors
+        ///
+        /// The deserializer's.
+        pub fn deserialize<'de, T, I, D>(deserializer: D) -> Result<T, D::Error>
+        where
+            T: WireField<I>,
+            D: serde::Deserializer<'de>,
+        {
+            T::deserialize(deserializer)
+        }
+    }
+
     /// The type of field `N` of a `#[message]` struct, named where the struct is
     /// declared, so a helper generated elsewhere need not have it in scope.
     pub trait FieldType<const N: usize> {
