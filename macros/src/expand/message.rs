@@ -19,9 +19,15 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
             .predicates
             .push(syn::parse_quote_spanned!(param.span()=> #name: ::core::marker::Send + 'static));
     }
+    // A reply that is not a message is one error, on the reply type: every
+    // place that asks for it is spanned there, so the compiler says it once.
     let slot = match &model.reply {
-        Some(reply) => quote!(::tapio::__private::ReplyTo<#reply>),
-        None => quote!(::tapio::__private::NoReply),
+        Some(reply) => {
+            quote_spanned!(reply.span()=> type ReplySlot = ::tapio::__private::ReplyTo<#reply>;)
+        }
+        None => quote!(
+            type ReplySlot = ::tapio::__private::NoReply;
+        ),
     };
     // `Request::Reply` must be a `Message`: spanned on the reply type, so that is
     // where an error points.
@@ -54,7 +60,7 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
     });
     let message_impl = quote_spanned! {ident.span()=>
         impl #impl_generics ::tapio::__private::Message for #ident #type_generics #where_clause {
-            type ReplySlot = #slot;
+            #slot
             #decode
         }
     };
