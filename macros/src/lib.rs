@@ -380,7 +380,7 @@ fn machine(
         );
     }
     let span = proc_macro2::Span::call_site();
-    let (Some(messages), Some(rows)) = (messages, states) else {
+    let (Some(messages), Some(mut rows)) = (messages, states) else {
         // When an argument was refused, the rest were not read: that error says it.
         if !refused {
             errors.push(syn::Error::new(
@@ -406,7 +406,7 @@ fn machine(
         &listed,
         &mut errors,
     );
-    expand::machine::check_table(&rows, &mut errors);
+    expand::machine::check_table(&mut rows, &mut errors);
     let generated = expand::machine::expand(&expand::machine::MachineModel {
         actor: model,
         variants,

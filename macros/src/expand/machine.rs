@@ -126,8 +126,24 @@ fn snake_case(name: &str) -> String {
 }
 
 /// Check the table: each state once on the left, every successor a state, every
-/// state reachable from the first. Rows with errors are kept out of the graph.
-pub(crate) fn check_table(rows: &[Row], errors: &mut Errors) {
+/// state reachable from the first. What is refused is then taken out of the table
+/// (a second row, a successor that is not a state or is listed twice), so the
+/// generated code does not repeat each error as a clash of its own.
+pub(crate) fn check_table(rows: &mut Vec<Row>, errors: &mut Errors) {
+    check_rows(rows, errors);
+    let mut states: HashSet<String> = HashSet::new();
+    rows.retain(|row| states.insert(row.state.to_string()));
+    for row in rows.iter_mut() {
+        let mut listed = HashSet::new();
+        row.successors.retain(|successor| {
+            let name = successor.to_string();
+            states.contains(&name) && listed.insert(name)
+        });
+    }
+}
+
+/// The rules of `check_table`, on the table as written.
+fn check_rows(rows: &[Row], errors: &mut Errors) {
     let mut states: HashSet<String> = HashSet::new();
     for row in rows {
         if !states.insert(row.state.to_string()) {
@@ -481,5 +497,47 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
             #[doc = #dot_doc]
             pub const STATE_GRAPH_DOT: &'static str = #dot;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    #[test]
+    fn a_refused_row_or_successor_is_reported_once_and_taken_out_of_the_table() {
+        let mut rows: Vec<Row> = vec![
+            parse_quote!(Red => Green | Purple | Green),
+            parse_quote!(Green => Red),
+            parse_quote!(Red => Green),
+        ];
+        let mut errors = Errors::default();
+        check_table(&mut rows, &mut errors);
+        let messages: Vec<String> = errors
+            .finish()
+            .expect_err("three errors")
+            .into_iter()
+            .map(|error| error.to_string())
+            .collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].starts_with("`Red` has a second row"));
+        assert!(messages[1].starts_with("`Purple` is not a state"));
+        assert!(messages[2].starts_with("`Green` is listed twice"));
+        let table: Vec<(String, Vec<String>)> = rows
+            .iter()
+            .map(|row| {
+                let successors = row.successors.iter().map(ToString::to_string).collect();
+                (row.state.to_string(), successors)
+            })
+            .collect();
+        assert_eq!(
+            table,
+            [
+                ("Red".to_string(), vec!["Green".to_string()]),
+                ("Green".to_string(), vec!["Red".to_string()]),
+            ]
+        );
     }
 }
