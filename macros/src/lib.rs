@@ -442,7 +442,12 @@ pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
         return quote::quote!(#item #error).into();
     };
     expand::state::check(&mut model, &mut errors);
-    let generated = expand::state::expand(&model);
+    let self_ty = model.self_ty;
+    let site = expand::Site {
+        block: expansion_hash(model.name.span()),
+        scope: scope_hash(model.name.span(), &quote::quote!(#self_ty).to_string()),
+    };
+    let generated = expand::state::expand(&model, site);
     let error = errors.finish().err().map(errors::to_compile_errors);
     quote::quote!(#generated #error).into()
 }

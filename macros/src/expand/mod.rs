@@ -82,11 +82,31 @@ pub(crate) fn actor(model: &ActorModel<'_>, site: Site) -> TokenStream {
         ),
     )
     .to_compile_error();
-    let route = format_ident!("__tapio_actor_{}_{:016x}", type_name, site.scope);
-    let fallback = format_ident!("__tapio_actor_route_{}_{:016x}", type_name, site.block);
+    let generated = quote! {
+        #protocol
+        #dispatch
+        #helpers
+    };
+    let once = once_per_scope("actor", type_name, site, &error, &generated);
     quote! {
         #block
+        #once
+    }
+}
 
+/// `generated` for the first block of its `kind` for `type_name` in its scope, and
+/// `error` alone for a later one: see `actor`, whose mechanism a `#[state]` block
+/// shares.
+pub(crate) fn once_per_scope(
+    kind: &str,
+    type_name: &syn::Ident,
+    site: Site,
+    error: &TokenStream,
+    generated: &TokenStream,
+) -> TokenStream {
+    let route = format_ident!("__tapio_{}_{}_{:016x}", kind, type_name, site.scope);
+    let fallback = format_ident!("__tapio_{}_route_{}_{:016x}", kind, type_name, site.block);
+    quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, unused_imports)]
         mod #fallback {
@@ -97,11 +117,7 @@ pub(crate) fn actor(model: &ActorModel<'_>, site: Site) -> TokenStream {
 
         #route! {
             { #error }
-            {
-                #protocol
-                #dispatch
-                #helpers
-            }
+            { #generated }
         }
 
         #[doc(hidden)]

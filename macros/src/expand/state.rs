@@ -214,7 +214,7 @@ fn hook(model: &StateModel<'_>, handler: &StateHandler<'_>, protocol: &TokenStre
 }
 
 /// `StateHandlers` for the state.
-pub(crate) fn expand(model: &StateModel<'_>) -> TokenStream {
+pub(crate) fn expand(model: &StateModel<'_>, site: super::Site) -> TokenStream {
     let block = user_block(model.item);
     let state = model.self_ty;
     let actor = &model.actor;
@@ -288,9 +288,15 @@ pub(crate) fn expand(model: &StateModel<'_>) -> TokenStream {
             is_a_state::<#state>();
         };
     };
-    quote! {
-        #block
-
+    let name = model.name;
+    let error = syn::Error::new_spanned(
+        state,
+        format!(
+            "a second `#[state]` block for `{name}`: one block generates a state's dispatch, so all its handlers and hooks go in one `#[state({actor})] impl {name} {{ .. }}`; move these methods into the first block (methods that are not handlers go in a plain `impl {name}` block)"
+        ),
+    )
+    .to_compile_error();
+    let generated = quote! {
         #machine_check
         #state_check
 
@@ -312,5 +318,10 @@ pub(crate) fn expand(model: &StateModel<'_>) -> TokenStream {
             #enter
             #exit
         }
+    };
+    let once = super::once_per_scope("state", name, site, &error, &generated);
+    quote! {
+        #block
+        #once
     }
 }
