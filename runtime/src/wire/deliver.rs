@@ -8,7 +8,7 @@ use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
 use crate::system::SystemShared;
 use crate::wire::frame::peek_tell;
-use crate::wire::refs::decoding_into;
+use crate::wire::refs::{check_reply_to, decoding_into};
 use crate::wire::{FrameHeader, WireContext, WireLimits, WireProblem, decode_frame};
 
 /// Deliver one frame from `peer` (see [`ActorSystem::deliver_frame`]).
@@ -116,6 +116,9 @@ pub(crate) fn deliver_parts(
     let limits = system.wire_limits();
     let delivered = if system.wire_registry().get(header.key).is_none() {
         Err((WireProblem::UnknownKey(header.key.to_owned()).into(), None))
+    } else if let Some(Err(problem)) = header.reply_to.map(check_reply_to) {
+        // A request whose answer could go nowhere is not delivered as a tell.
+        Err((problem.into(), None))
     } else {
         match system.find_path(header.recipient, header.uid) {
             // An adapter is never asked (S28): the request goes nowhere.

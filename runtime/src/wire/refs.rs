@@ -239,6 +239,18 @@ fn named_path(address: Address, names: &str) -> Result<ActorPath, String> {
     Ok(path)
 }
 
+/// Whether `uri`, a request's reply-to from a frame's header, names an actor:
+/// an actor URI whose path is made of valid names. A peer that writes anything
+/// else has sent a header this system cannot read (S37).
+pub(crate) fn check_reply_to(uri: &str) -> Result<(), WireProblem> {
+    let unreadable =
+        |why: String| WireProblem::UnreadableHeader(format!("its reply-to is unusable: {why}"));
+    let parsed = parse_uri(uri).map_err(unreadable)?;
+    named_path(parsed.address, parsed.path)
+        .map(drop)
+        .map_err(|refused| unreadable(format!("{uri:?}: {refused}")))
+}
+
 fn parse_uri(uri: &str) -> Result<Uri<'_>, String> {
     let wrong =
         || format!("{uri:?} is not an actor URI (`tapio://system@host:port/user/name#uid`)");
