@@ -339,9 +339,16 @@ async fn letter_where(
     }
 }
 
+/// How long a give-up may take: a partition cuts each side's reader after the
+/// window, and the dial back that follows completes its handshake through the
+/// testkit's partition (which holds frames, not new connections), so one side
+/// may hear that and give up only a window later; on a loaded machine that is
+/// past `T`.
+const GIVE_UP: Duration = Duration::from_secs(10);
+
 /// Waits for `PeerUnreachable` naming `peer`; others are skipped.
 async fn given_up(sub: &mut Subscription<PeerUnreachable>, peer: &Address) {
-    let deadline = Instant::now() + T;
+    let deadline = Instant::now() + GIVE_UP;
     loop {
         match tokio::time::timeout_at(deadline, sub.recv()).await {
             Ok(Some(event)) if &event.peer == peer => {
@@ -350,7 +357,7 @@ async fn given_up(sub: &mut Subscription<PeerUnreachable>, peer: &Address) {
             }
             Ok(Some(_)) => {}
             Ok(None) => panic!("the event stream ended"),
-            Err(_) => panic!("{peer} was not given up on within {T:?}"),
+            Err(_) => panic!("{peer} was not given up on within {GIVE_UP:?}"),
         }
     }
 }
@@ -1035,10 +1042,11 @@ async fn s31_s40_one_tell_over_the_frame_limit_in_a_burst_is_the_only_one_lost()
 }
 
 /// S44, S31: an answer over the frame limit cannot cross: it is a dead letter on
-/// the answering system, and the ask fails (it is not answered with something
-/// else).
+/// the answering system (`NotEncodable`), and the asker hears at once that no
+/// answer will come (`Unanswered`), not at its deadline as if nobody had
+/// answered; the link stays up.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s31_s44_an_answer_over_the_frame_limit_is_lettered_where_it_was_made() {
+async fn s31_s44_an_answer_over_the_frame_limit_is_lettered_there_and_unanswered_here_at_once() {
     #[derive(Clone)]
     pub struct Maker;
     #[actor]
@@ -1059,8 +1067,21 @@ async fn s31_s44_an_answer_over_the_frame_limit_is_lettered_where_it_was_made() 
         Ok(100)
     );
     let mut on_b = letters(&nodes.b);
-    let asked = to.ask(Want { len: max + 100 }).timeout(ms(3000)).await;
-    assert!(asked.is_err(), "an answer came: {:?}", asked.map(|b| b.id));
+    let started = Instant::now();
+    let asked = to
+        .ask(Want { len: max + 100 })
+        .timeout(Duration::from_secs(20))
+        .await;
+    assert!(
+        matches!(asked, Err(AskError::Unanswered { .. })),
+        "{:?}",
+        asked.map(|b| b.id)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
     let letter = letter_where(&mut on_b, |l| l.is::<Blob>()).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::NotEncodable(_)),

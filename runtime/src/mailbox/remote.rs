@@ -276,7 +276,18 @@ impl RemoteSlot {
         });
         match sent {
             Ok(()) => Sent::Queued,
-            Err(reason) => Sent::Unwanted(message, reason),
+            Err(reason) => {
+                // An answer that cannot cross (over the frame limit, say) will never
+                // reach the promise: its asker hears so at once, as for a request
+                // dropped unanswered, rather than wait for its deadline; the answer
+                // is this system's dead letter, which says why.
+                if matches!(reason, DeadLetterReason::NotEncodable(_))
+                    && self.path.starts_with(PROMISES)
+                {
+                    self.refuse(Refusal::Unanswered);
+                }
+                Sent::Unwanted(message, reason)
+            }
         }
     }
 
