@@ -11,7 +11,8 @@
 //!    the asker or not) or answered twice.
 //! 2. A peer rebuilt on the same port (S36, S37, S39, S41, S43): a ref to an
 //!    incarnation of the old system, sent to the new one, reaches nobody there; a
-//!    watch and an ask through an old ref end at once; `reconnect` while nobody
+//!    ref decoded from the old system's message reaches nobody either; a watch
+//!    and an ask through an old ref end at once; `reconnect` while nobody
 //!    listens, then to the rebuilt system; a quarantine outlives the rebuild until
 //!    it is cleared.
 //! 3. Remote spawn with routers and supervision (S11, S14, S16, S32, S46): a
@@ -252,9 +253,10 @@ fn node_on(name: &str, port: u16, unreachable_after: Duration) -> ActorSystem {
 /// so that nothing else takes it while its system is down.
 fn low_port() -> u16 {
     static NEXT: AtomicU16 = AtomicU16::new(0);
-    let base = 30_000 + (std::process::id() % 2_000) as u16 * 8;
+    // 20,000 to 32,491: below Linux's ephemeral range (from 32,768).
+    let base = 20_000 + (std::process::id() % 1_500) as u16 * 8;
     loop {
-        let port = base + NEXT.fetch_add(1, Ordering::SeqCst) % 5_000;
+        let port = base + NEXT.fetch_add(1, Ordering::SeqCst) % 500;
         if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
             return port;
         }
@@ -793,6 +795,43 @@ async fn s42_s43_a_quarantine_outlives_the_peers_rebuild_until_it_is_cleared() {
     let fresh = a.resolve::<Note>(&sink2.to_string()).unwrap();
     fresh.tell(Note(3));
     assert_eq!(next(&mut rx2).await, 3);
+    terminate_all(&[&a, &b2]).await;
+}
+
+/// S36, S43: a ref a got inside a message from the old b (decoded, not resolved)
+/// names the session that ended when b terminated: after b is rebuilt on the
+/// same port, a tell through it is a dead letter (`SessionEnded`) and never
+/// reaches the new actor of the same name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s36_s43_a_ref_decoded_from_the_old_peer_does_not_reach_the_rebuilt_one() {
+    let a = node("a");
+    let port = low_port();
+    let b = node_on("b", port, Duration::from_secs(20));
+    let (sink, mut rx) = sink_on(&b, "sink");
+    let (keeper, mut kept) = keeper_on(&a, "keeper");
+    let keeper_on_b = b.resolve::<Carry>(&keeper.to_string()).unwrap();
+    keeper_on_b.tell(Carry(sink.clone()));
+    let decoded = next(&mut kept).await;
+    decoded.tell(Note(1));
+    assert_eq!(next(&mut rx).await, 1);
+    let mut probe = TestProbe::<Note>::new(&a);
+    probe.watch(&decoded);
+    b.terminate().await;
+    probe.expect_terminated(&decoded, T).await;
+
+    let b2 = node_on("b", port, Duration::from_secs(20));
+    let (sink2, mut rx2) = sink_on(&b2, "sink");
+    let fresh = a.resolve::<Note>(&sink2.to_string()).unwrap();
+    fresh.tell(Note(2));
+    assert_eq!(next(&mut rx2).await, 2);
+    let mut on_a = letters(&a);
+    decoded.tell(Note(3));
+    let letter = letter_where(&mut on_a, |l| l.is::<Note>()).await;
+    assert!(
+        matches!(letter.reason(), DeadLetterReason::SessionEnded { peer } if peer == b2.address()),
+        "{letter}"
+    );
+    nothing_on(&mut rx2, ms(200)).await;
     terminate_all(&[&a, &b2]).await;
 }
 
