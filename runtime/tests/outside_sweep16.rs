@@ -341,11 +341,8 @@ async fn letter_where(
     }
 }
 
-/// How long a give-up may take: a partition cuts each side's reader after the
-/// window, and the dial back that follows completes its handshake through the
-/// testkit's partition (which holds frames, not new connections), so one side
-/// may hear that and give up only a window later; on a loaded machine that is
-/// past `T`.
+/// How long a give-up may take: one window (`quick`'s 1.5 s), with room for a
+/// loaded machine.
 const GIVE_UP: Duration = Duration::from_secs(10);
 
 /// Waits for `PeerUnreachable` naming `peer`; others are skipped.
@@ -1462,6 +1459,49 @@ async fn s43_s49_subscriptions_made_and_dropped_between_cycles_hear_only_their_o
     assert!(late.try_recv().is_none());
     nodes.heal();
     nodes.terminate().await;
+}
+
+/// S42, S45: a partition both ways gives each side up after one window, every
+/// time. The partition holds dials too: before, each side's reader cut the silent
+/// connection after a window, the peer dialled again, and that handshake passed
+/// the partition, counted as a sign of life and began a second window (a give-up
+/// after 4 s instead of 2, about half the rounds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s42_s45_a_partition_gives_each_side_up_after_one_window_every_time() {
+    const WINDOW: Duration = Duration::from_secs(2);
+    for round in 0..4 {
+        let settings = RemoteSettings::loopback()
+            .heartbeat_interval(ms(100))
+            .unreachable_after(WINDOW);
+        let nodes = two_nodes(settings).expect("two nodes");
+        timeout(T, nodes.a.reconnect(nodes.b.address()))
+            .await
+            .expect("a links within the bound")
+            .expect("a links");
+        timeout(T, nodes.b.reconnect(nodes.a.address()))
+            .await
+            .expect("b links within the bound")
+            .expect("b links");
+        let mut on_a = nodes.a.events().subscribe::<PeerUnreachable>();
+        let mut on_b = nodes.b.events().subscribe::<PeerUnreachable>();
+        let started = Instant::now();
+        nodes.partition();
+        // One window and some: a second window would end past twice `WINDOW`.
+        let bound = WINDOW + WINDOW * 3 / 4;
+        for (side, events) in [("a", &mut on_a), ("b", &mut on_b)] {
+            let event = timeout(bound.saturating_sub(started.elapsed()), events.recv())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "round {round}: {side} gave nothing up within {bound:?} of the partition"
+                    )
+                })
+                .expect("the event stream is open");
+            assert!(event.quarantined, "round {round}: {event:?}");
+        }
+        nodes.heal();
+        nodes.terminate().await;
+    }
 }
 
 // ======================================================== 8. malformed frames from a peer

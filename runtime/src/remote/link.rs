@@ -137,6 +137,29 @@ impl LinkFaults {
         false
     }
 
+    /// Wait until no partition holds this direction: a partition holds a dial as it
+    /// holds frames, so that not even a handshake reaches the peer, and the peer's
+    /// failure detector sees the silence a real partition makes (S42, S45).
+    pub(crate) async fn unpartitioned(&self) {
+        let mut changes = self.subscribe();
+        loop {
+            changes.borrow_and_update();
+            if !self.active() || !self.partitioned() {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    fn partitioned(&self) -> bool {
+        self.faults
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .partitioned
+    }
+
     /// What happens, when it is its turn to be written, to a frame queued at
     /// `queued` (`None` when no fault was set then).
     pub(crate) fn verdict(&self, queued: Option<Instant>) -> Verdict {

@@ -113,7 +113,11 @@ pub(super) async fn link_out(
         .map_or(Duration::ZERO, |transport| transport.timing().handshake);
     let dialled = tokio::select! {
         () = association.session().wait_end() => Err(NoLink::Failed("the session ended".to_owned())),
-        connected = tokio::time::timeout(patience, connect(&association, &transport)) => {
+        connected = async {
+            // A partition holds the dial too: not even a handshake gets through.
+            association.faults().unpartitioned().await;
+            tokio::time::timeout(patience, connect(&association, &transport)).await
+        } => {
             connected.unwrap_or_else(|_| Err(NoLink::Failed("the handshake timed out".into())))
         }
     };

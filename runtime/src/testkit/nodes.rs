@@ -106,7 +106,9 @@ impl TwoNodes {
 
 /// One direction of the link between two systems, and the faults injected into
 /// it. Dropping applies to messages; a partition and a delay apply to every frame
-/// (heartbeats too). Faults stay until changed, across reconnections.
+/// (heartbeats too), and a partition holds a new dial in its direction as well, so
+/// that a handshake cannot pass for a sign of life. Faults stay until changed,
+/// across reconnections.
 #[derive(Debug, Clone)]
 pub struct LinkDirection {
     faults: Option<Arc<LinkFaults>>,
