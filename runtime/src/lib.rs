@@ -349,6 +349,7 @@ pub mod __private {
         /// # Errors
         ///
         /// The serializer's.
+        #[inline]
         pub fn serialize<T, I, S>(value: &T, serializer: S) -> Result<S::Ok, S::Error>
         where
             T: WireField<I>,
@@ -362,6 +363,7 @@ pub mod __private {
         /// # Errors
         ///
         /// The deserializer's.
+        #[inline]
         pub fn deserialize<'de, T, I, D>(deserializer: D) -> Result<T, D::Error>
         where
             T: WireField<I>,

@@ -208,6 +208,7 @@ impl<D> Bounded<D> {
 /// arguments before the visitor and passes them on as they are.
 macro_rules! forward_deserialize {
     ($($method:ident $(($($arg:ident: $ty:ty),*))?)*) => {$(
+        #[inline]
         fn $method<V>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value, Self::Error>
         where
             V: Visitor<'de>,
