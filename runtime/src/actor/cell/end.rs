@@ -41,10 +41,16 @@ impl<P: Message> CellState<P> {
     /// Runs once, from `finish`, or from `drop` for a task that ended any other way
     /// (cancelled at the shutdown deadline, or a panic outside every handler).
     pub(super) fn tell_the_end(&mut self) {
+        // A stop closed the user lane as it began (`begin_stop`), and nothing is
+        // queued there since: only an end that came any other way closes it here.
+        let lane_closed = self.phase == Phase::Stopping;
         self.phase = Phase::Finished;
         self.cell.core.set_stopping();
+        // A `PostStop` handler may have started a timer.
         self.ctx.cancel_timers();
-        self.close_user_lane();
+        if !lane_closed {
+            self.close_user_lane();
+        }
         self.ctx.unwatch_all();
         let me = self.ctx.self_ref().erase();
         let core = &self.cell.core;
