@@ -64,6 +64,50 @@ use outside::{
 // helpers
 // =================================================================================
 
+/// Tells `target` to `Hold` and waits for its "holding".
+async fn hold(target: &ActorRef<Held>, probe: &mut TestProbe<String>) {
+    target.tell(Held::Hold);
+    assert_eq!(probe.expect_message(T).await, "holding");
+}
+
+/// The number in the name of a pool's routee (`routee-{n}`).
+fn routee_number<M: Message>(ctx: &ActorContext<M>) -> u64 {
+    ctx.path()
+        .name()
+        .trim_start_matches("routee-")
+        .parse()
+        .unwrap()
+}
+
+/// Tells `router` jobs 1 to 3 (each made a message by `wrap`), answered to `probe`.
+fn tell_jobs_one_to_three<M: Message>(
+    router: &ActorRef<M>,
+    probe: &TestProbe<u64>,
+    wrap: impl Fn(Job) -> M,
+) {
+    for n in 1..=3 {
+        router.tell(wrap(Job {
+            n,
+            reply_to: probe.actor_ref().clone(),
+        }));
+    }
+}
+
+/// A probe of strings on `system` and a clone of its ref, for a behavior to move.
+fn probe_and_ref(system: &ActorSystem) -> (TestProbe<String>, ActorRef<String>) {
+    let probe = TestProbe::<String>::new(system);
+    let to = probe.actor_ref().clone();
+    (probe, to)
+}
+
+/// Every dead letter on `system`, with room for all of a run's (65,536).
+fn every_letter(system: &ActorSystem) -> tapio::Subscription<DeadLetter> {
+    system
+        .events()
+        .subscribe_with_capacity::<DeadLetter>(65_536)
+        .unwrap()
+}
+
 /// The protocol of a holder: `Hold` keeps it inside an `async` handler until the
 /// test adds a permit to its gate; `N` reports `n {n}`; `Ask` answers `n * 10`.
 #[message]
@@ -147,8 +191,7 @@ async fn s28_s30_an_offer_through_an_adapter_of_a_full_owner_is_taken_at_once_an
         )
         .unwrap();
     let adapter = next(&mut adapter_rx).await;
-    owner.tell(Held::Hold);
-    assert_eq!(probe.expect_message(T).await, "holding");
+    hold(&owner, &mut probe).await;
     owner.tell(Held::N(1)); // the mailbox is full now
     // A direct offer waits for room (dropped here, it queues nothing).
     assert!(timeout(ms(100), owner.offer(Held::N(99))).await.is_err());
@@ -218,8 +261,7 @@ async fn s21_s29_s11_an_ask_into_a_full_fail_mailbox_fails_at_once_and_the_targe
             MailboxConfig::bounded(1, OverflowStrategy::Fail).unwrap(),
         )
         .unwrap();
-    target.tell(Held::Hold);
-    assert_eq!(probe.expect_message(T).await, "holding");
+    hold(&target, &mut probe).await;
     target.tell(Held::N(1));
     let started = Instant::now();
     let asked = target
@@ -272,8 +314,7 @@ async fn s30_a_zero_offer_within_takes_the_room_there_is_and_letters_when_there_
             MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap(),
         )
         .unwrap();
-    owner.tell(Held::Hold);
-    assert_eq!(probe.expect_message(T).await, "holding");
+    hold(&owner, &mut probe).await;
     assert!(owner.offer_within(Held::N(1), Duration::ZERO).await);
     assert!(!owner.offer_within(Held::N(2), Duration::ZERO).await);
     let letter = letters_for(&mut dead, owner.path(), 1).await.remove(0);
@@ -335,8 +376,7 @@ async fn s21_s29_s32_an_ask_into_a_routers_full_mailbox_fails_at_once_naming_the
 #[tapio::test(start_paused = true)]
 async fn s27_s29_s30_offers_wait_behind_a_replay_larger_than_the_bound(system: ActorSystem) {
     let mut dead = letters(&system);
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let gate = Arc::new(Semaphore::new(0));
     let held = gate.clone();
     let actor = system
@@ -444,8 +484,7 @@ async fn s32_s18_a_group_given_a_ref_twice_rotates_over_it_once_and_stops_with_t
 /// a restart is not an end, so the group neither drops it nor stops.
 #[tapio::test(start_paused = true)]
 async fn s32_s11_a_group_routee_that_restarts_keeps_its_place(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let setups = Arc::new(AtomicU64::new(0));
     let counted = setups.clone();
     let a = system
@@ -492,8 +531,7 @@ async fn s32_s26_stash_overflows_restart_routees_in_place_and_letter_their_stash
     system: ActorSystem,
 ) {
     let mut dead = letters(&system);
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let pool = Routers::pool(2, move || {
         let to = to.clone();
         Behaviors::supervise(
@@ -621,12 +659,7 @@ async fn s32_a_resize_replaces_a_routee_that_stopped_on_its_own(system: ActorSys
             if job.n == 0 {
                 return Behaviors::stopped();
             }
-            let id: u64 = ctx
-                .path()
-                .name()
-                .trim_start_matches("routee-")
-                .parse()
-                .unwrap();
+            let id = routee_number(ctx);
             job.reply_to.tell(id);
             Behaviors::same()
         })
@@ -652,12 +685,7 @@ async fn s32_a_resize_replaces_a_routee_that_stopped_on_its_own(system: ActorSys
     )
     .await;
     handle.resize(3).unwrap();
-    for n in 1..=3 {
-        router.tell(Job {
-            n,
-            reply_to: probe.actor_ref().clone(),
-        });
-    }
+    tell_jobs_one_to_three(&router, &probe, |job| job);
     let mut ids = probe.receive_messages(3, T).await;
     ids.sort();
     assert_eq!(ids, [2, 3, 4]);
@@ -676,12 +704,7 @@ async fn s32_a_resize_before_the_router_starts_sets_its_starting_size(system: Ac
     let mut probe = TestProbe::<u64>::new(&system);
     let pool = Routers::pool(1, || {
         Behaviors::receive(|ctx, job: Job| {
-            let id: u64 = ctx
-                .path()
-                .name()
-                .trim_start_matches("routee-")
-                .parse()
-                .unwrap();
+            let id = routee_number(ctx);
             job.reply_to.tell(id);
         })
     })
@@ -690,12 +713,7 @@ async fn s32_a_resize_before_the_router_starts_sets_its_starting_size(system: Ac
     assert!(handle.router().is_none());
     handle.resize(3).unwrap();
     let router = system.spawn(pool, "presized").unwrap();
-    for n in 1..=3 {
-        router.tell(Job {
-            n,
-            reply_to: probe.actor_ref().clone(),
-        });
-    }
+    tell_jobs_one_to_three(&router, &probe, |job| job);
     let mut ids = probe.receive_messages(3, T).await;
     ids.sort();
     assert_eq!(ids, [1, 2, 3]);
@@ -717,8 +735,7 @@ async fn s23_s32_s27_an_ask_stashed_in_a_routee_fails_at_once_when_the_router_st
     system: ActorSystem,
 ) {
     let mut dead = letters(&system);
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let pool = Routers::pool(1, move || {
         let to = to.clone();
         Behaviors::with_stash(4, move |stash: StashBuffer<Desk>| {
@@ -773,8 +790,7 @@ pub enum Gate {
 /// the cancel.
 #[tapio::test(start_paused = true)]
 async fn s24_s27_a_stashed_tick_is_replayed_after_its_timer_was_cancelled(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let actor = system
         .spawn(
             Behaviors::with_timers(move |timers| {
@@ -822,8 +838,7 @@ async fn s24_s27_a_stashed_tick_is_replayed_after_its_timer_was_cancelled(system
 async fn s27_s33_messages_stashed_before_and_queued_during_a_blocking_load_keep_arrival_order(
     system: ActorSystem,
 ) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = Arc::new(Mutex::new(Some(released)));
     let actor = system
@@ -948,8 +963,7 @@ async fn s27_s31_s23_a_stash_clone_kept_outside_holds_nothing_past_the_actors_st
 /// adapter ref.
 #[tapio::test(start_paused = true)]
 async fn s28_s11_a_failing_translation_under_restart_loses_only_its_message(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let (adapter_tx, mut adapter_rx) = mpsc::unbounded_channel::<ActorRef<String>>();
     let setups = Arc::new(AtomicU64::new(0));
     let owner = system
@@ -980,8 +994,7 @@ async fn s28_s11_a_failing_translation_under_restart_loses_only_its_message(syst
 /// awaits a blocking call wait their turn: handled after the call, in the order told.
 #[tapio::test]
 async fn s28_s33_adapted_messages_told_during_a_blocking_call_wait_their_turn(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = Arc::new(Mutex::new(Some(released)));
     let (adapter_tx, mut adapter_rx) = mpsc::unbounded_channel::<ActorRef<Foreign>>();
@@ -1033,8 +1046,7 @@ async fn s28_s33_adapted_messages_told_during_a_blocking_call_wait_their_turn(sy
 /// (each waits for the other's word): the `Blocking` futures can be joined.
 #[tapio::test]
 async fn s33_two_blocking_calls_joined_in_one_handler_run_side_by_side(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let actor = system
         .spawn(
             Behaviors::receive_async(async move |ctx, _: u64| -> Result<(), Failure> {
@@ -1129,8 +1141,7 @@ async fn s33_s23_s11_an_ask_whose_blocking_call_panics_ends_at_once_by_the_decis
 async fn s33_s15_a_stop_during_a_blocking_call_sees_post_stop_before_the_call_ends(
     system: ActorSystem,
 ) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let (release, released) = std::sync::mpsc::channel::<()>();
     let released = Arc::new(Mutex::new(Some(released)));
     let (ended_tx, mut ended_rx) = mpsc::unbounded_channel::<&'static str>();
@@ -1188,8 +1199,7 @@ pub enum Beat {
 /// key's queued ticks never arrive.
 #[tapio::test(start_paused = true)]
 async fn s25_one_timer_seen_through_two_scheduler_clones(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let actor = system
         .spawn(
             Behaviors::with_timers(move |timers| {
@@ -1248,8 +1258,7 @@ async fn s25_one_timer_seen_through_two_scheduler_clones(system: ActorSystem) {
 /// never ticks again.
 #[tapio::test(start_paused = true)]
 async fn s25_a_key_replaced_by_another_mode_keeps_its_exact_timeline(system: ActorSystem) {
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let _actor = system
         .spawn(
             Behaviors::with_timers(move |timers| {
@@ -1603,8 +1612,7 @@ fn s48_s34_s25_the_kit_records_a_timer_started_by_a_states_entry_hook() {
 #[tapio::test(start_paused = true)]
 async fn s48_s32_a_probe_sees_a_pool_end_with_its_last_routee(system: ActorSystem) {
     let mut dead = letters(&system);
-    let mut probe = TestProbe::<String>::new(&system);
-    let to = probe.actor_ref().clone();
+    let (mut probe, to) = probe_and_ref(&system);
     let pool = Routers::pool(3, move || labelled("routee", to.clone()))
         .unwrap()
         .broadcast();
@@ -1647,12 +1655,7 @@ async fn s32_a_routee_that_shrinks_its_own_pool_stops_with_the_newest(system: Ac
         let slot = slot.clone();
         Behaviors::receive(move |ctx, crew: Crew| match crew {
             Crew::Job(job) => {
-                let id: u64 = ctx
-                    .path()
-                    .name()
-                    .trim_start_matches("routee-")
-                    .parse()
-                    .unwrap();
+                let id = routee_number(ctx);
                 job.reply_to.tell(id);
             }
             Crew::Shrink => {
@@ -1678,12 +1681,7 @@ async fn s32_a_routee_that_shrinks_its_own_pool_stops_with_the_newest(system: Ac
     routees[2].tell(Crew::Shrink);
     third.expect_terminated(&routees[2], T).await;
     until(|| handle.routees().len() == 1, "the pool shrinks to one").await;
-    for n in 1..=3 {
-        router.tell(Crew::Job(Job {
-            n,
-            reply_to: probe.actor_ref().clone(),
-        }));
-    }
+    tell_jobs_one_to_three(&router, &probe, Crew::Job);
     assert_eq!(probe.receive_messages(3, T).await, [1, 1, 1]);
 }
 
@@ -1733,8 +1731,7 @@ async fn s21_s29_s32_an_ask_routed_to_a_full_routee_fails_at_once(system: ActorS
     .unwrap()
     .routee_mailbox(MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap());
     let router = system.spawn(pool, "full-routee").unwrap();
-    router.tell(Held::Hold);
-    assert_eq!(probe.expect_message(T).await, "holding");
+    hold(&router, &mut probe).await;
     router.tell(Held::N(1)); // the routee's one place
     let started = Instant::now();
     let asked = router
@@ -1853,10 +1850,7 @@ fn drain_letters<M: 'static>(
 async fn s28_s30_s31_offers_through_an_adapter_racing_its_owners_stop_are_each_accounted_once() {
     for run in 0..RUNS {
         let system = ActorSystem::new("adapter-race").unwrap();
-        let mut dead = system
-            .events()
-            .subscribe_with_capacity::<DeadLetter>(65_536)
-            .unwrap();
+        let mut dead = every_letter(&system);
         let handled = Arc::new(Mutex::new(Vec::<u64>::new()));
         let (adapter_tx, mut adapter_rx) = mpsc::unbounded_channel::<ActorRef<Foreign>>();
         let seen = handled.clone();
@@ -1950,10 +1944,7 @@ async fn s28_s30_s31_offers_through_an_adapter_racing_its_owners_stop_are_each_a
 async fn s29_s30_s14_offers_ride_through_restarts_a_fail_mailbox_takes_from_overflowing_tells() {
     for run in 0..RUNS {
         let system = ActorSystem::new("fail-race").unwrap();
-        let mut dead = system
-            .events()
-            .subscribe_with_capacity::<DeadLetter>(65_536)
-            .unwrap();
+        let mut dead = every_letter(&system);
         let handled = Arc::new(Mutex::new(Vec::<u64>::new()));
         let seen = handled.clone();
         let actor = system
@@ -2107,10 +2098,7 @@ async fn s33_s15_a_stop_racing_a_blocking_calls_end_leaves_nothing_after_post_st
 async fn s32_s29_a_group_of_bounded_routees_fed_by_four_tasks_accounts_every_message() {
     for run in 0..RUNS {
         let system = ActorSystem::new("group-race").unwrap();
-        let mut dead = system
-            .events()
-            .subscribe_with_capacity::<DeadLetter>(65_536)
-            .unwrap();
+        let mut dead = every_letter(&system);
         let handled = Arc::new(Mutex::new(Vec::<(usize, u64)>::new()));
         let routees: Vec<ActorRef<u64>> = (0..3)
             .map(|r| {
