@@ -251,11 +251,7 @@ impl<P: Message> StashBuffer<P> {
             // A clone kept past the actor's stop: nothing will ever replay it.
             let owner = held.owner.clone();
             drop(held);
-            let core = owner.core();
-            dropping_promises(UnusedPromise::Stopped(core.uid()), || {
-                core.system()
-                    .dead_letter(message, core.path(), DeadLetterReason::RecipientStopped);
-            });
+            letter_all(&owner, [message]);
             return Ok(());
         }
         let capacity = held.capacity.get();
@@ -339,7 +335,8 @@ impl<P: Message> StashHandle<P> {
     }
 
     /// The actor is stopping: turn what the buffer holds into dead letters
-    /// ([`RecipientStopped`](DeadLetterReason::RecipientStopped)), oldest first.
+    /// ([`RecipientStopped`](DeadLetterReason::RecipientStopped)), oldest first
+    /// (see `letter_all`).
     pub(crate) fn letter_held(&self) {
         let Some(held) = self.0.upgrade() else {
             return;
@@ -349,11 +346,7 @@ impl<P: Message> StashHandle<P> {
             let mut held = buffer.lock();
             (std::mem::take(&mut held.messages), held.owner.clone())
         };
-        let core = owner.core();
-        for message in messages {
-            core.system()
-                .dead_letter(message, core.path(), DeadLetterReason::RecipientStopped);
-        }
+        letter_all(&owner, messages);
     }
 }
 
@@ -371,27 +364,32 @@ impl<P: Message> Drop for Held<P> {
     /// The incarnation that stashed is gone (a restart, a switch that kept no clone,
     /// or the stop): what it held goes nowhere, and is published as such.
     fn drop(&mut self) {
-        if self.messages.is_empty() {
-            return;
+        if !self.messages.is_empty() {
+            letter_all(&self.owner, self.messages.drain(..));
         }
-        let core = self.owner.core();
-        let (reason, promises) = if core.is_stopping() {
-            (
-                DeadLetterReason::RecipientStopped,
-                UnusedPromise::Stopped(core.uid()),
-            )
-        } else {
-            (DeadLetterReason::StashDiscarded, UnusedPromise::Unanswered)
-        };
-        // A request from another system among them tells its asker as a local
-        // one's ask learns it.
-        dropping_promises(promises, || {
-            for message in self.messages.drain(..) {
-                core.system()
-                    .dead_letter(message, core.path(), reason.clone());
-            }
-        });
     }
+}
+
+/// `messages`, stashed for `owner` and never to be replayed, as dead letters in
+/// order: `RecipientStopped` once it stops, else (a restart or a switch discarded
+/// them) `StashDiscarded`. A request from another system among them tells its
+/// asker as a local one's ask learns it.
+fn letter_all<P: Message, M: Message>(owner: &ActorRef<P>, messages: impl IntoIterator<Item = M>) {
+    let core = owner.core();
+    let (reason, promises) = if core.is_stopping() {
+        (
+            DeadLetterReason::RecipientStopped,
+            UnusedPromise::Stopped(core.uid()),
+        )
+    } else {
+        (DeadLetterReason::StashDiscarded, UnusedPromise::Unanswered)
+    };
+    dropping_promises(promises, || {
+        for message in messages {
+            core.system()
+                .dead_letter(message, core.path(), reason.clone());
+        }
+    });
 }
 
 /// The answer [`StashBuffer::unstash_all`] builds: replay, then go on as `next`.
