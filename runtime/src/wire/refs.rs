@@ -227,16 +227,20 @@ struct Uri<'a> {
 /// The path `names` (`/user/a/b`) below the root of `address`, each name checked as
 /// a segment of a URI.
 fn named_path(address: Address, names: &str) -> Result<ActorPath, String> {
+    Ok(checked_names(names)?.fold(ActorPath::root(address), |path, name| path.child(name)))
+}
+
+/// The names of the path `names` (`/user/a/b`), once each is checked as a segment
+/// of a URI.
+fn checked_names(names: &str) -> Result<std::str::Split<'_, char>, String> {
     let names = names
         .strip_prefix('/')
         .ok_or_else(|| "the path must start with `/`".to_owned())?;
-    let mut path = ActorPath::root(address);
     for name in names.split('/') {
         crate::actor::validate_segment(name)
             .map_err(|refused| format!("the path holds an {refused}"))?;
-        path = path.child(name);
     }
-    Ok(path)
+    Ok(names.split('/'))
 }
 
 /// Whether `uri`, a request's reply-to from a frame's header, names an actor:
@@ -246,7 +250,8 @@ pub(crate) fn check_reply_to(uri: &str) -> Result<(), WireProblem> {
     let unreadable =
         |why: String| WireProblem::UnreadableHeader(format!("its reply-to is unusable: {why}"));
     let parsed = parse_uri(uri).map_err(unreadable)?;
-    named_path(parsed.address, parsed.path)
+    // Checked, not built: the reply ref itself is resolved when the request is.
+    checked_names(parsed.path)
         .map(drop)
         .map_err(|refused| unreadable(format!("{uri:?}: {refused}")))
 }
