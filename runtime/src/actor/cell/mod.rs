@@ -746,36 +746,6 @@ impl<P: Message> CellState<P> {
         self.close_user_lane();
         self.cell.core.children().close_and_stop();
     }
-
-    /// Close the user lane and turn what it still holds into dead letters.
-    fn close_user_lane(&mut self) {
-        // A request from another system that goes with the actor tells its asker
-        // that the target stopped.
-        let me = crate::mailbox::UnusedPromise::Stopped(self.cell.core.uid());
-        // What a stash holds arrived before what is queued, and is lettered first,
-        // even while a clone of the buffer lives on elsewhere.
-        crate::mailbox::dropping_promises(me, || {
-            self.ctx.letter_stashes();
-            self.letter_what_is_queued();
-        });
-    }
-
-    fn letter_what_is_queued(&mut self) {
-        let batch = self.batch.take().map(|batch| *batch).unwrap_or_default();
-        for envelope in batch.into_iter().chain(self.cell.user.close()) {
-            match envelope {
-                Envelope::Message(message) => self.cell.core.system().dead_letter(
-                    message,
-                    self.cell.core.path(),
-                    DeadLetterReason::RecipientStopped,
-                ),
-                Envelope::Adapted(adapted) => {
-                    (*adapted).dead_letter(DeadLetterReason::RecipientStopped);
-                }
-                Envelope::Tick(_) | Envelope::Run(_) => {}
-            }
-        }
-    }
 }
 
 impl<P: Message> Drop for CellState<P> {
