@@ -1034,11 +1034,19 @@ async fn s31_s39_s42_tells_held_by_a_partition_at_a_give_up_are_each_accounted_o
     nodes.terminate().await;
 }
 
-/// S31, S39, S45: two hundred tells on a link delayed by 150 ms, toward a system
-/// that terminates right after they were told: each is delivered (in order) or a
-/// dead letter on one of the two systems, once.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s31_s39_s45_a_delayed_burst_toward_a_system_that_terminates_is_each_accounted_once() {
+/// Which side of a delayed burst terminates while the burst is held in the link.
+#[derive(Clone, Copy)]
+enum Ending {
+    /// The receiving system, b.
+    Receiver,
+    /// The sending system, a.
+    Sender,
+}
+
+/// Two hundred tells from a to b on a link delayed by 150 ms; then the `ending`
+/// side terminates at once, and each tell is delivered (in order) or a dead letter
+/// on one of the two systems, once; then the other side terminates.
+async fn delayed_burst_then(ending: Ending) {
     let nodes = calm();
     let (local, mut rx) = sink_on(&nodes.b, "sink");
     let remote = linked_ref(&nodes.a, &local, &mut rx).await;
@@ -1048,7 +1056,11 @@ async fn s31_s39_s45_a_delayed_burst_toward_a_system_that_terminates_is_each_acc
     for n in 1..=200 {
         remote.tell(Note(n));
     }
-    nodes.b.terminate().await;
+    let (first, second) = match ending {
+        Ending::Receiver => (&nodes.b, &nodes.a),
+        Ending::Sender => (&nodes.a, &nodes.b),
+    };
+    first.terminate().await;
     account(
         200,
         &local.path().to_string(),
@@ -1056,31 +1068,22 @@ async fn s31_s39_s45_a_delayed_burst_toward_a_system_that_terminates_is_each_acc
         &mut [&mut on_a, &mut on_b],
     )
     .await;
-    nodes.a.terminate().await;
+    second.terminate().await;
+}
+
+/// S31, S39, S45: two hundred tells on a link delayed by 150 ms, toward a system
+/// that terminates right after they were told: each is delivered (in order) or a
+/// dead letter on one of the two systems, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s31_s39_s45_a_delayed_burst_toward_a_system_that_terminates_is_each_accounted_once() {
+    delayed_burst_then(Ending::Receiver).await;
 }
 
 /// S31, S39, S45: the same when the sending system terminates with the burst held
 /// in the delayed link.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s31_s39_s45_a_delayed_burst_from_a_system_that_terminates_is_each_accounted_once() {
-    let nodes = calm();
-    let (local, mut rx) = sink_on(&nodes.b, "sink");
-    let remote = linked_ref(&nodes.a, &local, &mut rx).await;
-    let mut on_a = letters(&nodes.a);
-    let mut on_b = letters(&nodes.b);
-    nodes.a_to_b().delay(ms(150));
-    for n in 1..=200 {
-        remote.tell(Note(n));
-    }
-    nodes.a.terminate().await;
-    account(
-        200,
-        &local.path().to_string(),
-        &mut rx,
-        &mut [&mut on_a, &mut on_b],
-    )
-    .await;
-    nodes.b.terminate().await;
+    delayed_burst_then(Ending::Sender).await;
 }
 
 // ======================================================== 5. remote spawn
