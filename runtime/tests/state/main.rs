@@ -1,0 +1,20 @@
+//! Tests of protocols as state machines (S34).
+//!
+//! One module a topic; `support` is shared by every test binary.
+
+// Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
+// library's documentation lints do not apply to them, nor does its ban on unwrapping.
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../support/mod.rs"]
+mod support;
+
+pub mod combinations;
+pub mod edge_cases;
+pub mod guide_claims;
+pub mod later_combinations;
+pub mod local_corners;
+pub mod machine;
+pub mod stops_and_restarts;
+pub mod with_other_features;

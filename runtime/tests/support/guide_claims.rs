@@ -1,0 +1,33 @@
+//! What the scenarios of what the guides promise, tried as written share across areas.
+
+#![allow(dead_code)]
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tapio::events::{CapacityError, Received};
+use tapio::prelude::*;
+use tapio::testkit::{BehaviorTestKit, Effect, Outcome, TestInbox, TestKitError, TestProbe};
+use tapio::{
+    AskError, BoxError, DeadLetter, DeadLetterReason, DeathPact, Failure, StashOverflow,
+    Subscription, TimerMode,
+};
+use tokio::sync::mpsc;
+
+pub const WAIT: Duration = Duration::from_secs(5);
+
+pub async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
+    tokio::time::timeout(WAIT, letters.recv())
+        .await
+        .expect("a dead letter in time")
+        .expect("the stream is open")
+}
+
+// ---------------------------------------------------------------------------------
+// The event stream and dead letters (S49, S31)
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weather(pub u32);

@@ -1,0 +1,137 @@
+//! What the scenarios of remoting and the local features together share across areas.
+
+#![allow(dead_code)]
+#![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tapio::prelude::*;
+use tapio::remote::RemoteSettings;
+use tapio::testkit::{LeakReport, TestProbe, TwoNodes, two_nodes};
+use tapio::wire::{RemoteProtocol, WireProblem};
+use tapio::{
+    AskError, BoxError, DeadLetter, DeadLetterReason, IntoBehavior, MailboxConfig, MailboxOverflow,
+    OverflowStrategy, Subscription,
+};
+use tokio::sync::{Semaphore, mpsc};
+
+#[message(remote = "sweep5.pong.v1")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pong(pub u64);
+
+#[message(remote = "sweep5.crash.v1")]
+#[derive(Debug, Clone)]
+pub struct Crash;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("boom: a test failure")]
+pub struct Boom;
+
+#[message]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    Item(u64),
+    Open,
+    Close,
+    Crash,
+}
+
+// ---------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------
+
+pub const BOUND: Duration = Duration::from_secs(5);
+
+pub fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+pub async fn recv_within<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> T {
+    tokio::time::timeout(within, rx.recv())
+        .await
+        .expect("nothing arrived in time")
+        .expect("the channel closed")
+}
+
+/// Reads `count` values from `rx`, each within `BOUND`.
+pub async fn take<T>(rx: &mut mpsc::UnboundedReceiver<T>, count: usize) -> Vec<T> {
+    let mut got = Vec::with_capacity(count);
+    for _ in 0..count {
+        got.push(recv_within(rx, BOUND).await);
+    }
+    got
+}
+
+/// Everything `rx` yields until its senders are gone, within `within` in all.
+pub async fn until_closed<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> Vec<T> {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut got = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some(item)) => got.push(item),
+            Ok(None) => return got,
+            Err(_) => panic!("the channel did not close within {within:?}"),
+        }
+    }
+}
+
+/// The next dead letter that satisfies `wanted`, within `within`.
+pub async fn letter_where(
+    letters: &mut Subscription<DeadLetter>,
+    within: Duration,
+    wanted: impl Fn(&DeadLetter) -> bool,
+) -> DeadLetter {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, letters.recv()).await {
+            Ok(Some(letter)) if wanted(&letter) => return letter,
+            Ok(Some(letter)) => seen.push(letter.to_string()),
+            Ok(None) => panic!("the event stream closed; letters seen: {seen:?}"),
+            Err(_) => panic!("no matching dead letter within {within:?}; letters seen: {seen:?}"),
+        }
+    }
+}
+
+/// Every dead letter that arrives until none has for `quiet`.
+pub async fn letters_until_quiet(
+    letters: &mut Subscription<DeadLetter>,
+    quiet: Duration,
+) -> Vec<DeadLetter> {
+    let mut got = Vec::new();
+    while let Ok(Some(letter)) = tokio::time::timeout(quiet, letters.recv()).await {
+        got.push(letter);
+    }
+    got
+}
+
+/// A behavior that reports each `Held::Item(n)` as `n`.
+pub fn reporting(report: ActorRef<u64>) -> Behavior<Held> {
+    Behaviors::receive_message(move |held: Held| {
+        if let Held::Item(n) = held {
+            report.tell(n);
+        }
+    })
+    .into()
+}
+
+/// Asserts that an ask that began at `started` failed as `Unanswered`, and within a
+/// second.
+pub fn assert_unanswered_at_once<R: std::fmt::Debug>(
+    asked: &Result<R, AskError>,
+    started: Instant,
+) {
+    assert!(
+        matches!(asked, Err(AskError::Unanswered { .. })),
+        "{asked:?} after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
