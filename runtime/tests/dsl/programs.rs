@@ -1,6 +1,6 @@
 //! A second outside-in sweep of the macro DSL, written as a demanding new user would,
 //! from the README, `docs/`, the macros' and the public items' doc comments, DESIGN.md
-//! ("What the compiler must refuse") and SEMANTICS.md only. Each module is one small
+//! ("What the compiler must refuse") and docs/semantics.md only. Each module is one small
 //! but realistic program that combines DSL features (`#[message]` with `reply` and
 //! `remote`, `#[actor]` with helpers, `Ctx`, `async` and `Result` handlers, `ReplyThen`,
 //! `#[signal]`, state machines with `#[state]`, stashing, `#[otherwise]`, hooks,

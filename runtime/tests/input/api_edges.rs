@@ -1,5 +1,5 @@
 //! Outside-in scenarios for bad input and errors across the public API, written from
-//! `SEMANTICS.md` and the public docs, the way a demanding new user would poke at it:
+//! `docs/semantics.md` and the public docs, the way a demanding new user would poke at it:
 //! every entry point that takes user input at its edges (zero, empty, huge,
 //! duplicates, names, paths and URIs that cannot be), calls after the system has
 //! terminated or on an actor that has stopped, from inside an actor as well as from
