@@ -24,6 +24,8 @@
 //! receiver, `AnswerChannel`, closes the channel before its last look (`last_look`), so
 //! an answer sent before is the ask's and one sent after is lettered by the slot. An
 //! `Ask` dropped while it holds the promise marks the slot ended (`asker_gone`).
+//! An ask through a remote ref whose last name is `$adapter-…` fails at once on the
+//! asking side (`names_adapter`), as a local one does.
 //!
 //! A target that stops with the request queued or in hand drops it: the ask finds the
 //! slot empty and itself the only holder (`Arc::strong_count`, read under the lane's

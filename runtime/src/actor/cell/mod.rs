@@ -56,9 +56,11 @@
 //! `PreRestart`, drops the incarnation with its watches and timers, asks the children to
 //! stop (unless `with_stop_children(false)`), notes `children_since` and the backoff,
 //! and enters `Restarting`; `restart` starts the level's behavior again, and a restart
-//! that fails is decided by the same clause (`decide_failed_restart`). A behavior that
-//! switches to a `supervise(..)` with the same clauses inherits their history
-//! (`Level::inherit`), so state machines keep counting.
+//! that fails is decided by the same clause (`decide_failed_restart`). Each clause
+//! keeps its own restart history (`History`: the window, and the restarts in a row
+//! that set the backoff's exponent); a behavior that switches to a `supervise(..)`
+//! with the same clauses inherits it (`Level::inherit`), so state machines keep
+//! counting.
 //!
 //! An escalation reaches the parent as `SystemMessage::ChildFailed` (the failure
 //! `climb`ed by the child's path). `on_system` ignores it from a child older than the
