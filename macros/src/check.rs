@@ -1,5 +1,13 @@
 //! Rules on the whole `#[actor]` model, one function per rule. Each removes what it
 //! refuses from the model, so expansion still runs on the rest.
+//!
+//! The rules: one handler per message type; distinct variant names
+//! (`distinct_variant_names`: `a::Ping` and `b::Ping`, two tuples, ..., with advice);
+//! helper names free on the ref; and no message named like the protocol enum or the
+//! helper trait (also for a state machine's `messages(..)`). That last one does not
+//! remove anything: it gives the generated item a hidden name (`__TapioCounterMsg`),
+//! since the clash is in the module, not in the model. Types in messages are printed by
+//! `type_text`.
 
 use std::collections::HashMap;
 

@@ -7,6 +7,14 @@
 //! Each macro runs in stages: `parse` (tokens to a model that keeps the original
 //! syntax for spans), `check` (rules over the whole model), `expand` (one file per
 //! generated artefact), and `fallback` (what is emitted beside errors).
+//!
+//! Errors collect in `Errors` (`errors.rs`), so every mistake of an input shows at
+//! once. Argument names live in `symbol.rs`. Every hidden item a macro generates is
+//! unique to one expansion (`expansion_hash`: the places of the attribute and of the
+//! type's name, with their `Debug` text, which carries rustc's hygiene context), so a
+//! `macro_rules!` may write `#[message]` and `#[actor]` items as often as it likes. That
+//! text's form is not promised; if it changes, only items whose type name is spelled
+//! inside one macro's body and expanded into two modules would clash again.
 
 mod check;
 mod errors;

@@ -56,6 +56,17 @@
 //! ```
 //!
 //! [`ActorContext::run_blocking`]: crate::ActorContext::run_blocking
+//!
+//! # What is not counted
+//!
+//! A stop drops the `Blocking` future, not the call: the call runs on, detached, its
+//! result thrown away. Nothing counts such calls, so termination does not wait for
+//! them; dropping the runtime does. The call runs inside the actor's span and under the
+//! caller's subscriber, so a thread-scoped subscriber sees its records.
+//!
+//! A thread-blocking handler has a second cost worth knowing: a task woken from a worker
+//! thread goes to that worker's LIFO slot, which other workers do not steal, so an
+//! actor woken by a handler that then blocks waits until the block ends.
 
 use std::fmt;
 use std::future::Future;

@@ -1,4 +1,7 @@
 //! What an actor fails with: a handler's error, or a panic caught at the cell.
+//!
+//! A `Failure` is one boxed pointer wide, so the futures and messages that could carry
+//! one, and almost never do, pay one word for it.
 
 use std::any::{Any, TypeId};
 use std::error::Error;

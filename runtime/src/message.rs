@@ -30,6 +30,22 @@
 //! fn assert_accepts<P: Accepts<M>, M: Message>() {}
 //! assert_accepts::<Ping, Ping>();
 //! ```
+//!
+//! # Messages the runtime declares
+//!
+//! `Message` is implemented here for the standard types a quick protocol uses:
+//! primitives, `String`, `&'static str`, `()`, tuples up to four, `Vec`, `VecDeque`,
+//! `Option`, `Result`, the std maps and sets, arrays, `Duration`, `SystemTime` and
+//! `Box<T: ?Sized>`. The macros know them by name when they write typed helpers
+//! (`macros/src/expand/helpers.rs`: a generic one only with its arguments, so a user's
+//! own `jobs::Result` keeps its helper).
+//!
+//! Ask's bounds are `M: Request + AnsweredBy<P>`. `Request` has
+//! `Message<ReplySlot = ReplyTo<Reply>>` as a supertrait, so a plain message fails once
+//! ("not a request"). `AnsweredBy<P>` is `P: Answers<M>` turned around: with the request
+//! as `Self`, rustc waits for the argument instead of inferring `M` from the only
+//! `Answers` impl of a one-handler protocol, so the error names the request
+//! ("`PingerMsg` does not answer `GetCount`").
 
 use std::any::Any;
 use std::fmt;

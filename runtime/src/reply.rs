@@ -1,4 +1,18 @@
 //! Answers to requests: where a `#[message(reply = T)]` handler's return value goes.
+//!
+//! A handler's output is finished through `OutputCheck`: five traits with a `finish`
+//! method, picked by autoref in generated code (`(&&&&&check).finish(..)`), each for the
+//! first case whose bounds hold: a valid output; a `Result` whose error can fail the
+//! actor (with `Finish`'s messages about what a handler may return); a `Result` whose
+//! error cannot (the never-implemented `HandlerError`, so the error reads "a handler
+//! cannot fail with a `u32`" rather than a missing `std::error::Error`); any other
+//! output; and a reply slot that is not known because the parameter is not a message
+//! (no error here: the protocol enum reports it). `String` and `&'static str` errors box
+//! into a `BoxError`.
+//!
+//! `UNHANDLED`, a thread-local, carries the type name of a message whose handler
+//! answered `unhandled`, from the generated `finish` to `NextStep::of`, in the same poll
+//! on the same thread.
 
 use std::fmt;
 

@@ -139,6 +139,19 @@
 //! [`DeadLetterReason::StashFull`]: crate::DeadLetterReason::StashFull
 //! [`DeadLetterReason::StashDiscarded`]: crate::DeadLetterReason::StashDiscarded
 //! [`DeadLetterReason::RecipientStopped`]: crate::DeadLetterReason::RecipientStopped
+//!
+//! # Inside
+//!
+//! A `StashBuffer` is an `Arc<Mutex<Held>>`: the held messages, the capacity and the
+//! owner's self ref. Only the owner's task touches it, so the lock is never contended;
+//! it is a lock because handler closures must be `Sync`. `stash(m)` wraps `m` as a tell
+//! would (`P::wrap`). `Drop for Held` letters what it still holds (`RecipientStopped`
+//! once the owner is stopping, `StashDiscarded` otherwise). Since a clone can outlive the
+//! actor, the stop does not wait for that drop: `with_stash` gives the context a
+//! `StashHandle` (a `Weak` on the buffer), and the cell letters what every live handle's
+//! buffer holds as it closes its user lane, before what is queued there. The replay
+//! itself is done by whatever reads a handler's answer (`NextStep::of`, in the private
+//! `actor::incarnation`), into the reader's front buffer.
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -33,6 +33,14 @@
 //! });
 //! # let _ = limiter;
 //! ```
+//!
+//! # Inside
+//!
+//! Each armed timer is one tokio task that delivers `Envelope::Tick` to the actor's user
+//! lane (never refused by a bound). A duration too large for the clock gives a timer
+//! that never fires, not a panic: the runtime adds a user's `Duration` to the clock only
+//! through `deadline_after` (asks leave their sleep unarmed, a backoff waits forever,
+//! termination waits without a timeout).
 
 use std::borrow::Cow;
 use std::fmt;

@@ -6,6 +6,15 @@
 //! knows the fields; this file names it and places it. Messages the runtime declares
 //! (primitives, `String`, containers, `ActorRef`) have no such macro: their helper is
 //! written here and takes the message whole.
+//!
+//! Helpers are generated only when asked for (`#[actor(helpers)]` or `helpers = Name`):
+//! they need every handled message's `#[message]` expansion, and an actor whose
+//! messages implement `Message` by hand must keep compiling. Such a message, or a type
+//! alias, has no helper macro (write `#[handler(no_helper)]`); a struct with a private or
+//! `cfg`'d field, or an enum, gets a helper that takes it whole. rustc's error for the
+//! missing macro cannot be worded, so `#[message]` also implements
+//! `__private::TypedHelper` and each helper calls `typed_helper::<M>()`: a hand-written
+//! message gets an error on its type that says how to leave its helper out.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};

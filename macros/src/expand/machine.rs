@@ -1,6 +1,24 @@
 //! What `#[actor(messages(..), states(..))]` generates: the protocol enum, the enum
 //! of states, `StateMachine` for the actor, `StateOf` for every state, one
 //! `Transition` per declared switch, and the graph as Mermaid and DOT.
+//!
+//! Why this shape:
+//!
+//! - The table sits on the actor, the handlers on the states: one attribute sees one
+//!   item, so the one that sees the table can check it whole (`check_table`: a
+//!   successor that is not a state, a state nothing switches to, a state unreachable
+//!   from the first row, all at once) and generate the graph and the `Transition` impls;
+//!   a state's block needs only the actor's name. One attribute on an inline `mod`
+//!   would force every state machine into a module of its own.
+//! - The protocol is declared (`messages(..)`), not collected: a state handling
+//!   anything else fails on `Extract<M>`, so a typo cannot widen the protocol.
+//! - A switch is checked as `Source: Transition<Target>`, the successor list a
+//!   defaulted type parameter (printed by `on_unimplemented`), with a blanket impl
+//!   toward the uninhabited `Unreachable` for every state, so no state has a lone impl
+//!   rustc would infer the target from: the custom message holds whether the source is
+//!   inferred or written out.
+//! - Typed helpers (`#[actor(helpers, messages(..), states(..))]`) go through the same
+//!   `helpers` as a plain actor's, one per listed message.
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,4 +1,29 @@
 //! From the model to tokens: one file per generated artefact.
+//!
+//! - `message.rs`: `Message`/`Request` impls; `fields.rs`: the message's half of the
+//!   typed helpers; `protocol.rs`: the `{Actor}Msg` enum and its `Accepts` impls;
+//!   `dispatch.rs`: `Protocol` and `Actor` impls, finishing each output through
+//!   `__private::OutputCheck`; `helpers.rs`: the `{Actor}Ref` trait; `machine.rs` and
+//!   `state.rs`: state machines; `remote_behavior.rs`: the factory's struct, its
+//!   `Factory` impl and registration; `test.rs`: `#[tapio::test]`.
+//! - One block per actor type: a macro sees one block, so a second `#[actor]` block for
+//!   a type would clash on every item. `actor` routes what a block generates through a
+//!   `macro_rules!` named from the type and the place of its name (`once_per_scope`): a
+//!   later block finds the earlier one's macro and emits one error instead. Limit: a
+//!   second block at another indentation (or as `impl self::Pinger`) is not recognised,
+//!   and gets rustc's clashes.
+//! - The protocol enum is `pub` unless `vis = ..` says otherwise: the macro cannot see
+//!   the actor's visibility, and rustc refuses an enum less visible than a `pub` actor
+//!   (E0446). The enum and the helper trait allow `private_interfaces`, so crate-private
+//!   messages in a public protocol cannot be named, and so not sent, from outside.
+//! - A parameter that is not a message is reported once, by the enum's variant: every
+//!   other generated impl carries `where for<'m> Msg: Message` per handled message
+//!   (higher-ranked, or rustc checks it where it is written), which is true for a valid
+//!   actor and otherwise turns each impl's error into an impl that does not apply.
+//! - A handler's `cfg`s (and the `cfg` parts of its `cfg_attr`s) are copied onto its
+//!   variant, its arms, its `Accepts`/`Answers` impls and its helper: a handler compiled
+//!   out leaves nothing behind. Such a handler has no `for<'m>` bound (attributes on
+//!   bounds are unstable).
 
 pub(crate) mod dispatch;
 pub(crate) mod fields;

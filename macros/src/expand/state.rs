@@ -1,6 +1,18 @@
 //! What a `#[state(Actor)]` block generates: `StateHandlers` for the state, whose
 //! `handle` tries the state's handlers one message type at a time and ends with the
 //! state's policy for the rest.
+//!
+//! The `StateHandlers` impl has higher-ranked bounds (the actor is a state machine, the
+//! state is one of its states, its protocol accepts each handled message), so a wrong
+//! actor or an unlisted state does not turn every generated line into an error: two
+//! explicit checks beside it report those facts once. `check` refuses two handlers for
+//! one message in one state; a second `#[state]` block for one state goes through
+//! `once_per_scope` and is one error. `#[on_entry]`/`#[on_exit]` belong to `#[state]`
+//! blocks only (`parse::actor::state_hook` refuses them on an `#[actor]` method, and
+//! `user_block` strips them). A state handler written with `&mut Ctx<Self>` is
+//! rewritten to `Ctx<Actor>` before parsing (`parse::states::name_the_actor_in_contexts`),
+//! and a switching handler's call to `switched` names the message's reply slot, so a
+//! wrong answer is `SwitchOutput`'s error on the return type.
 
 use std::collections::HashMap;
 

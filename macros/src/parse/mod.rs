@@ -1,4 +1,23 @@
 //! From tokens to the model: one module per macro.
+//!
+//! A type that a `macro_rules!` passes on as `$t:ty` arrives in an invisible group;
+//! `peel` takes it off wherever a type's shape is read. What parsing refuses on the
+//! token, rather than leaving to rustc: an argument given twice, quoted where a name
+//! goes, or without its value (or with one where none goes), each error naming the
+//! argument and showing its form (`value_of`, `list_of`, `bare`), with the rest still
+//! generated; a handler that is `unsafe`, whose context is not `&mut Ctx`/`ActorContext`,
+//! whose message names `Self`, or (a signal handler) that takes the signal by value; a
+//! `remote` message that derives serde itself (the derive is taken out); a field that
+//! is not `Send` by the standard library's names (`Rc`, a raw pointer, `Arc` around a
+//! `RefCell` or `Cell`); a `#[remote_behavior]` factory that returns a `Result` or an
+//! `Option` (the spawner's answer knows bad arguments, a taken name and a stopping
+//! system, not a factory that declined: fallible work belongs in `Behaviors::setup`).
+//!
+//! A handler's variant is named after the last segment of its message type, or
+//! `#[handler(variant = Name)]`; the runtime's messages that are not paths get names
+//! too (`default_variant`: `&'static str` is `str`, `()` is `Unit`, a tuple `Tuple`). Any
+//! other reference is refused with what to write instead (`refused_reference`). A helper
+//! named after a keyword is written raw (`r#move`).
 
 pub(crate) mod actor;
 pub(crate) mod message;

@@ -10,6 +10,17 @@
 //! type. A translation that fails or panics is the owner's failure. When the owner
 //! stops, what is still queued, and whatever is told to the adapter after, becomes a
 //! dead letter naming the adapter.
+//!
+//! The adapter's cell is at `{owner}/$adapter-{uid}` (`CellCore::adapter`): its system
+//! lane is closed, and its `LaneKind::Adapter` (in the system lane's padding) tells
+//! `watchable` and `owner` it is an adapter without a lock; a third kind of `Parent`
+//! would have cost every cell a word. The context keeps the translations in `Adapters`,
+//! by the foreign type's `TypeId`; `ToOwner::forward` queues the `Envelope::Adapted`,
+//! and the owner runs `AdaptedMessage::adapt` as it runs `Run` work (`run_work`, panics
+//! caught). `AnyCell` for an adapter takes `is_stopping`, `has_ended` and `end_notice`
+//! from its owner; `watchable` is false, so `ctx.try_watch` refuses it (`NotWatchable`)
+//! and an ask fails at once (`AskError::Adapter`). The `BehaviorTestKit`'s
+//! `DetachedMailbox` translates adapted envelopes with the kit's context.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

@@ -1,4 +1,10 @@
 //! The untyped, shared part of a cell: identity, system lane, wake-up and children.
+//!
+//! The path of an anonymous child and of a promise is built on first use
+//! (`CellCore::path`, a `OnceLock`): when it is printed, compared or hashed (ref
+//! equality, watcher sets), or at spawn when a subscriber wants actor spans. An
+//! anonymous child is found by the uid its name encodes (`CellCore::child`), in the
+//! `BTreeMap` by uid, so anonymous children are never hashed or put in the name index.
 
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashSet};

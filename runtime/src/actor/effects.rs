@@ -15,6 +15,16 @@
 //! The runtime defines the seam and the [`Recorder`] trait; the testkit implements the
 //! recorder, so the runtime never depends on the testkit. The live arm costs a match
 //! on an enum: no box, no dynamic call, no allocation.
+//!
+//! `ActorContext` holds its self ref and an `Option<Box<Extra>>` (watches, timers,
+//! effects) that a live context does not allocate until needed. The `BehaviorTestKit`
+//! runs the same `Running`, `NextStep::of` and `AfterSignal` as the cell, on an
+//! `ActorSystem::detached` system with no runtime.
+//!
+//! Leak tracking is a setting of the system (`ActorSystemBuilder::track_leaks`, on by
+//! default under `debug_assertions`, always under `TestConfig` and `#[tapio::test]`).
+//! Only then do promises and armed timers count themselves in `SystemShared`
+//! (`live_promises`, `live_timers`); live cells are always counted.
 
 use std::any::Any;
 use std::sync::Arc;

@@ -2,6 +2,20 @@
 //! a message or a signal reaches it, and what its answer means ([`NextStep`],
 //! [`AfterSignal`]). Shared by the cell task and by the synchronous
 //! `BehaviorTestKit`, so both run a behavior, and read its answers, the same way.
+//!
+//! # Stash replay
+//!
+//! `unstash_all(next)` only returns a behavior of `Kind::Unstash` (a clone of the
+//! buffer and `next`). Whatever reads a handler's answer replays it: `NextStep::of`
+//! (and `Running::start`, for a setup that answers with it) takes the held messages out
+//! and pushes them, in order, onto the front of the reader's front buffer, then carries
+//! on with `next`. For the cell task that buffer is its `Batch`: the replay sits ahead
+//! of what the reader took out of the mailbox, which sits ahead of what is still queued,
+//! and no lock is taken. Replayed messages are then ordinary envelopes: the system lane
+//! is read before each, so a stop is honoured between two of them, and the end letters
+//! what is left with the batch. The `BehaviorTestKit`'s `DetachedMailbox` keeps the
+//! same kind of front buffer and reads it first, so the kit replays as a live actor
+//! does.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};

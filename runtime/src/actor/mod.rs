@@ -7,6 +7,29 @@
 //!
 //! [`AnyActorRef`] is the same identity with the protocol erased: what
 //! [`Terminated`](crate::Terminated) carries, and what a watch is about.
+//!
+//! # Targets
+//!
+//! `ActorRef { target: Target<P> }`, and `Target` has one variant,
+//! `Local(Arc<LocalCell<P>>)`: a ref is one pointer wide, and so is
+//! `Option<ActorRef<_>>`. Refs ride in messages (one in every request), so their size
+//! is paid everywhere; a second variant would have to stay one pointer wide (behind an
+//! `Arc`, say). A ref to another system's actor needs none: it is a `LocalCell` too.
+//! `AnyActorRef` is an `Arc<dyn AnyCell>`, two words.
+//!
+//! Every target is a `LocalCell`, a `CellCore` (identity, system lane, children) and a
+//! user lane, and the user lane is its kind: an actor's mailbox, a promise's
+//! `AnswerSlot`, an adapter's slot or a remote ref's `RemoteSlot` (with the matching
+//! `LaneKind` beside the system lane's flags, read without a lock). The untyped side,
+//! `AnyCell`, is a set of capabilities rather than a way to the core (`path`, `uid`,
+//! `send_system`, `request_stop`, `is_stopping`, `has_ended`, `end_notice`, `wake`,
+//! `watchable`, `owner`, `remote_slot`, the promise's `awaits_answer`, `request_lost`
+//! and `request_refused`, `deliver_wire`, `into_any`), plus `local`, which hands out the
+//! core for the tree's bookkeeping. Code that is not about the tree (ask, watch, dead
+//! letters, `ActorSystem::stop`) uses the capabilities.
+//!
+//! `ActorRef::run_in` queues a closure as `Envelope::Run`, run inside the actor in
+//! order with its messages; routers resize their pool through it.
 
 pub(crate) mod adapter;
 mod any_ref;

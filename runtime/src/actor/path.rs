@@ -1,4 +1,10 @@
 //! Where an actor lives: its address and its path from the root.
+//!
+//! A path is a chain of shared-prefix nodes, short names inline. Comparing paths, and
+//! dropping one (past 64 levels), run in a loop, so a path as deep as a peer's frame can
+//! hold never overflows the stack. `AnonymousName` writes `uid - first_uid` in base 64
+//! after a `$`, and parses it back; uids start at a random seed per system. (The
+//! testkit's `$a`, `$b` names are counted per behavior and indexed by name instead.)
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

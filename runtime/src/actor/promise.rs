@@ -1,5 +1,43 @@
 //! The target of an ask: a cell with no task, whose lane takes exactly one answer and
 //! hands it to whoever awaits the ask.
+//!
+//! A promise is a `LocalCell<R>` with no task: `Parent::System`, a system lane made
+//! closed with `STOPPING` set (`CellCore::promise`, no lock taken) and a user lane
+//! holding an `AnswerSlot`. `prepare_ask` (`ask.rs`) makes one and the request carries
+//! `ActorRef::local(promise)`, while the `Ask` holds the promise too: one allocation per
+//! ask, and no channel while the answer comes quickly. Because the promise is a cell,
+//! its ref is a plain `ActorRef<R>`: stored, forwarded, compared, watched (it reports
+//! `Terminated` at once), put in a `reply_to` field, with no second ref type and no
+//! registry. Its path, `/system/promises/{uid}`, is built on first use from the uid
+//! (`decimal`, no formatting machinery) under `SystemShared::promises_path`.
+//!
+//! # How an ask waits (`ask.rs`)
+//!
+//! `Ask` becomes an `AskFuture` in `Waiting::Quick`. A request refused when it was sent
+//! fails at the first poll with why (`ask::Refused`: an adapter, a full mailbox, a
+//! stopped target, `Unreachable` for another system's). The first time the slot is
+//! empty the ask wakes itself and yields once, leaving no waker, so the target gets one
+//! turn; before that yield it does not even take the lock while someone else still holds
+//! the promise. An answer within that turn costs no clock read, no timer and no
+//! allocation. Otherwise it boxes `Ask::wait_slow`: the deadline counts from there;
+//! `Ask::channel` hands the slot a `oneshot` sender and lets the promise go. The
+//! receiver, `AnswerChannel`, closes the channel before its last look (`last_look`), so
+//! an answer sent before is the ask's and one sent after is lettered by the slot. An
+//! `Ask` dropped while it holds the promise marks the slot ended (`asker_gone`).
+//! An ask through a remote ref whose last name is `$adapter-…` fails at once on the
+//! asking side (`names_adapter`), as a local one does.
+//!
+//! A target that stops with the request queued or in hand drops it: the ask finds the
+//! slot empty and itself the only holder (`Arc::strong_count`, read under the lane's
+//! lock), or its channel closed, and `Ask::dropped` answers `TargetTerminated` if the
+//! target is stopping, `Unanswered` otherwise (for a request dropped in the middle of a
+//! turn, after the turn's outcome: `dropped_after_turn`). As the request may live on (a
+//! dead-letter subscriber keeps it), after `WATCH_AFTER` `wait_slow` also waits on the
+//! target's `end_notice`, which is not a watch. For another system's actor it has the
+//! promise watch the target over the link; the promise turns the `Terminated` it hears
+//! into a refusal: `TargetTerminated`, or `Unreachable` when the whole session ended
+//! (S44). A peer's state names in refusals are kept as `&'static str`, each once, a
+//! bounded number of bounded length (`peer_state_name`).
 
 use std::sync::Arc;
 

@@ -1,4 +1,15 @@
 //! Creating a cell: name checks, the parent's child table, and the task.
+//!
+//! The actor's span is an ERROR-level span with target `tapio::actor`: at ERROR it
+//! passes any level filter, so even a subscriber that shows only errors gets the path;
+//! only a filter by target drops it (`tapio::actor=error`). It is made at spawn, and
+//! only if a subscriber wants it then; otherwise the task is spawned without
+//! `instrument`, which keeps an unobserved actor smaller.
+//!
+//! Spawning races a runtime that shuts down: `spawn_child` lists the child under the
+//! parent's lock and spawns the task after releasing it; a runtime that is shutting
+//! down drops the future inside `spawn`, whose `Drop` takes the lock again to unlist the
+//! child, and `NEVER_RAN` turns that into `SpawnError::RuntimeShutDown`.
 
 use std::sync::Arc;
 

@@ -1,6 +1,12 @@
 //! The slot an ask's one answer goes to: the user lane of an ask's promise (see
 //! `actor::promise`), kept by the asker until it takes the answer, or forwarding it
 //! down a channel once the asker waits with a deadline.
+//!
+//! The slot keeps the answer (`Answering::Kept`) for the asker to take under the lane's
+//! lock; once the asker waits with a deadline it forwards it (`Answering::Forward`, a
+//! `oneshot` sender). A second answer, or one after the asker gave up (`Ended`), is a
+//! dead letter (`AlreadyAnswered`, `AskEnded`). A state that does not handle a request
+//! refuses it here (`refuse`), and the ask fails at once with the refusal.
 
 use std::mem;
 use std::sync::Arc;

@@ -1,5 +1,31 @@
 //! The lane of a ref to an actor of another system: its messages are encoded and
 //! queued on the association with that system.
+//!
+//! A remote ref is a task-less cell (`CellCore::remote`, `Parent::System`) with a
+//! closed system lane of kind `Remote`, in no parent's table, whose user lane holds a
+//! `RemoteSlot`: the peer's address, the actor's path there as text, its uid, and the
+//! association it was resolved into. Where a remote target differs, the code asks its
+//! lane: `UserLane::send_slow` lets go of the lock and calls `RemoteSlot::send`;
+//! `offer` awaits `Association::offer` (room in the outbound queue); `Effects::watch`
+//! and `unwatch` go over the link (`RemoteSlot::watch`); `has_ended` is the end of the
+//! session, after which sends dead-letter and the ref must be resolved again.
+//!
+//! # A ref to a peer's promise dropped unused
+//!
+//! A slot for a path under `/system/promises/` (a peer's ask) that is dropped with
+//! nothing sent through it, no refusal, and not written into a message (`used`) tells
+//! the asker `Refusal::Unanswered` or `TargetTerminated`, so a remote ask fails as soon
+//! as a local one would. Only to a peer this system is linked with
+//! (`Association::has_been_used`), and only for a ref decoded from a frame delivered to
+//! an actor here: the decode context gives its recipient's uid (`delivered_to`), and a
+//! `Weak` to the recipient for refs delivered with a request. A ref dropped while a
+//! decode is under way (the frame was refused, and the refusal says why), or decoded
+//! for a dead letter's copy, says nothing. At the drop, `UNUSED_PROMISE` (set by a
+//! stopping actor while it letters what it holds: `Stopped(uid)`) and the recipient
+//! decide: gone or stopping is `TargetTerminated`; parked is `Unanswered`; in the middle
+//! of a turn, the refusal is handed to the cell as an `OwedRefusal` in
+//! `SystemMessage::TurnOutcome`, sent once the turn's outcome is carried out. None of
+//! this is on the message path.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};

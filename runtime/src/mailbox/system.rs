@@ -3,6 +3,41 @@
 //! It is rare traffic, so it is a locked deque behind an atomic flag: the cell checks
 //! one flag per user message, and only takes the lock when something is there. A stop
 //! asked while nothing is queued is a bit in that flag byte, not a queued message.
+//!
+//! # The flag byte
+//!
+//! One `AtomicU8` says whether the deque holds anything and doubles as the cell's state
+//! bits, which saves a word per actor:
+//!
+//! | bit | meaning |
+//! |---|---|
+//! | `PENDING` | the deque holds messages |
+//! | `STOP` | a stop asked while nothing was queued (no lock, no allocation); `pop` returns it before the deque. With messages pending, `Stop` is queued behind them, keeping one sender's order |
+//! | `IN_HANDLER` | the task awaits an `async` handler, or runs a signal handler |
+//! | `CHILD_ENDED` | a child ended since the actor last looked (`CellCore::look_at_children` clears it): only the first such end wakes the parent |
+//! | `STOPPING` | the actor has begun to stop (a promise has it from birth): timers refuse to arm, tells are refused without the mailbox's lock, an ask tells `TargetTerminated` from `Unanswered` |
+//! | `NEVER_RAN` | the task's future was dropped before it ran; `spawn_child` answers `SpawnError::RuntimeShutDown` |
+//! | `ABANDONED` | termination gave up on this actor at the deadline; its parent no longer waits for it |
+//! | `WAITING_FOR_CHILDREN` | stopping or restarting; only then does `CellCore::child_ended` wake it |
+//!
+//! Beside the byte, in what would be padding: the `LaneKind` (`Actor`, `Promise`,
+//! `Adapter`, `Remote`, fixed at creation; `is_stopping_actor` reads it with
+//! `STOPPING`), the user lane's reader-waiting mark, and `parked` (the task returned
+//! `Pending` outside every handler; only the cell writes it). Neither parked nor
+//! `IN_HANDLER` means a synchronous handler runs: `CellCore::is_busy`.
+//!
+//! # Messages
+//!
+//! `Stop`, `Watch`, `WatchFor` (a probe watching for a test), `Unwatch`, `Terminated`,
+//! `ChildFailed`, `MailboxOverflowed` (a bounded mailbox under `Fail` refused a tell)
+//! and `TurnOutcome`: a request was dropped unanswered in the middle of the target's
+//! turn, and the cell tells its `TurnWaiter` whether it is stopping once the turn's
+//! outcome (a failure's decision too) is carried out. The waiter is `Local` for an ask
+//! of this process and `Peer` for a peer's, whose refusal goes back over the link; a
+//! waiter dropped untold says the actor stopped.
+//!
+//! `close` marks the lane closed (later pushes are handed back, which is how a watch of
+//! a dead actor answers `Terminated` at once) and wakes the `end_notice` asks wait on.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};

@@ -19,6 +19,50 @@
 //!
 //! Bounded, the same lock keeps the producers that wait in `offer`, first come first
 //! served: each message the reader takes out wakes the first of them.
+//!
+//! # Layout
+//!
+//! `UserLane` is one lock around an enum (`Lane`): an actor's `Queue`, a promise's
+//! `AnswerSlot`, an adapter's slot or a remote ref's `RemoteSlot`. One lock around the
+//! enum, not an enum of locks: the enum's tag then fits in the `VecDeque`'s niche, which
+//! keeps the cell within its size guard. A `Queue` holds the deque (no allocation
+//! before the first send), the task's waker, the bound (`capacity`, 0 for none, and the
+//! `OverflowStrategy`), the offers waiting for room (boxed when the first one waits),
+//! and the flags `overflow_reported` and `closed`. The reader's waiting mark is not in
+//! here: it is an `AtomicBool` in the system lane's padding, passed to `send`, `offer`
+//! and `poll_next`.
+//!
+//! `send` is a small inline function for the common case (an actor's queue with room);
+//! everything else is the cold `send_slow`. The split matters as much as the lock: a
+//! larger `send` spilled its result through the stack on every tell.
+//!
+//! # Waking
+//!
+//! The waker is kept once (`keep_waker`; `will_wake` spares a clone) and dropped at
+//! `close`, so refs that outlive the task do not keep its memory. The reader sets the
+//! mark under the lock when it takes the last envelope or finds the queue empty; back
+//! from a handler it reads the mark without the lock (still set means still empty). A
+//! reader that takes a backlog into its batch is not marked, so producers feeding a
+//! busy reader wake nobody. System-lane traffic wakes the task through `UserLane::wake`.
+//!
+//! # Buffers, bounds, offers, close
+//!
+//! - A buffer larger than `KEEP_ROOM` envelopes is dropped rather than kept for the next
+//!   swap (`keep_for_next`): memory goes back after a burst.
+//! - A full bounded queue: `DropNew` hands the message back (`Sent::Full`);
+//!   `DropOldest` pushes the oldest *message* out (`Sent::PushedOut`; ticks and `Run`
+//!   work stay); `Fail` hands it back and, the first time since the actor last handled a
+//!   message, `LocalCell::deliver_slow` pushes `SystemMessage::MailboxOverflowed`, on
+//!   which the cell calls `overflow_handled` and fails with `MailboxOverflow`. Ticks,
+//!   `Run` work and adapted messages are never refused by the bound.
+//! - Offers are served in the order they began to wait: `offer` queues only when there
+//!   is room and no offer is ahead (`offers_ahead`), else it waits in line with a ticket
+//!   (`wait_for_room`). Each envelope the reader takes out wakes the first in line
+//!   (`first_offer`); a dropped `Offer` leaves the line (`cancel_offer`) and passes the
+//!   wake on if it was first.
+//! - `close` marks the queue closed (later sends are `Sent::Refused`, and the sender
+//!   dead-letters them), wakes every waiting offer, and returns what was queued, which
+//!   the cell letters after its batch (`close_user_lane` in `actor/cell/end.rs`).
 
 use std::collections::VecDeque;
 use std::mem;

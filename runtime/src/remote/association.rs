@@ -9,6 +9,16 @@
 //! the peer's actors hears `Terminated`, asks waiting on them fail, what was queued
 //! becomes dead letters, and refs bound to the session dead-letter what is sent
 //! through them: they are resolved again, into a new session.
+//!
+//! Control frames have keys that start with `!` (a message key never does): `!hb`,
+//! `!watch`, `!unwatch`, `!ended`, `!leaving`, and `!refused`, whose payload is
+//! `Refusal::to_wire` (a tag, then a state's name or the `WireProblem` that kept a
+//! request from its recipient). The outbound queue holds 1,024 frames; a full one is
+//! `NotSent::Full`, a dead letter `OutboundFull` (`offer` waits for room instead).
+//! `end(why)` ends the session once: watchers hear `Terminated`, the peer's watches
+//! (tasks waiting on `AnyActorRef::ended`) stop, and every task of the association
+//! waits on the session's end and stops. A remote ref reaches its association through
+//! `AnyCell::remote_slot`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};

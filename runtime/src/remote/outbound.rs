@@ -3,6 +3,27 @@
 //! batches through the faults injected into the link; and what becomes of the
 //! frames it could not write (dead letters naming the peer, and asks failed at
 //! once).
+//!
+//! `link_out` dials (`connect`), wraps TLS, handshakes and reads the verdict
+//! (`read_verdict`), then `write_frames` writes the queue in batches through the link's
+//! faults: a partition holds frames, and the dial itself until it heals
+//! (`LinkFaults::unpartitioned`), so no handshake passes for a sign of life; a delay
+//! waits until the frame's queued time plus the delay. It races the peer closing and
+//! the session's end.
+//!
+//! - The peer left (`SessionEnd::Left`): `write_frames` takes no more frames, finishes
+//!   the one in hand, flushes and shuts the connection (at most a second, else it is cut
+//!   and one letter says the buffer was lost).
+//! - A frame a partition held when the session ended comes back as `Written::Unsent`
+//!   and is lettered; a quarantine cuts the writer at once.
+//! - A dial answered `!leaving` (`NoLink::Leaving`) ends the session as a `!leaving`
+//!   frame does (`peer_left`: watchers hear `Terminated`, the queue is lettered
+//!   `SessionEnded`).
+//! - A dial that fails otherwise letters the queue `Unreachable`, a broken connection
+//!   `ConnectionLost`, an ended session `Quarantined` or `SessionEnded` (`give_up`);
+//!   each letter carries the message and the path it was for (`wire::frame_lost`
+//!   decodes the frame again), and the connection forgets itself so the next frame dials
+//!   again.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;

@@ -10,6 +10,12 @@
 //! The shared-secret handshake then runs inside the TLS session, bound to it: 32
 //! bytes of keying material exported from the session are mixed into both of its
 //! tags, so a handshake relayed from another TLS session fails.
+//!
+//! `TlsSettings` turns the PEM chain, key and roots into a rustls `ServerConfig` and
+//! `ClientConfig` when it is made; its `Debug` prints counts, never the key.
+//! `accepted` and `dialled` wrap a `TcpStream` (or leave it as it is without TLS) into a
+//! `LinkStream` (`Box<dyn LinkIo>`), which is what the transport reads and writes either
+//! way, and return the binding for the handshake.
 
 use std::fmt;
 use std::path::Path;

@@ -8,6 +8,41 @@
 //! end with one association each, and each direction keeps its order. A system
 //! that was dialled dials back (its heartbeats need a way to the peer), so a linked
 //! pair holds two TCP connections, one per direction.
+//!
+//! Every task of the links (the dialling writer, the readers, the detector, the watch
+//! relays, the accept loop) is spawned on `Transport::runtime`, the runtime the system
+//! was built in, so a tell from a thread no runtime drives still dials.
+//!
+//! # Accepting
+//!
+//! Each accepted connection is wrapped in TLS if set and handshaken, both within
+//! `RemoteSettings::handshake_timeout` (kept in `Timing`), then answered with the
+//! listener's verdict frame: `!welcome`, `!quarantined`, or `!leaving` once the system
+//! has begun to leave. `admit` decides under the lock of the association table, which
+//! `leave` takes to set `closing` and list the peers to tell, so a peer welcomed is
+//! listed and one not listed hears it in its verdict. Then `read_frames`: every frame
+//! marks the association `heard`; a frame must arrive whole within `unreachable_after`;
+//! a frame over `max_frame` is a dead letter from its prefix and its bytes are read
+//! through (`frames_in`, up to `SKIP_AT_MOST`, past which the connection ends);
+//! `receive` hands `!`-keyed frames to the association and the rest to the wire.
+//!
+//! # Leaving, quarantine
+//!
+//! At termination `leave` sends `!leaving` to every peer in use (over a connection
+//! dialled for it if this system had not dialled back yet), gives the writers a second
+//! to flush, and then, if every notice went out, reads the connections peers dialled to
+//! their end (counted by `reading`, for at most a second more), so what a peer wrote
+//! before it heard is delivered or lettered here (S31). `close_listener` then stops the
+//! accept loop: connections the OS accepted and the loop had not (the backlog) are
+//! handshaken and answered `!leaving`, the socket is closed and the loop awaited, so the
+//! port is free when `terminate` returns; handshakes under way (each holding a permit of
+//! `handshaking` until its verdict is written) get `LEAVE_TIMEOUT` to end. A peer that
+//! dials after that is refused and hears only through its detector.
+//!
+//! `quarantine` ends a peer's session; `clear_quarantine` drops the association and
+//! marks its session cleared, which reads as left: refs still bound to it dead-letter
+//! `SessionEnded` and must be resolved again. `reconnect` waits on the outbound
+//! connection's `LinkStatus`. The faults injected per peer (`link`) live here too.
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -1,5 +1,9 @@
 //! The router itself: an actor that hands each message on, and lets routees that
 //! stop leave.
+//!
+//! `RouterActor` is an ordinary `Actor`: it hands each message on whole and drops a
+//! routee when it hears its `Terminated`. `Held` is where its routees are: its own
+//! `Rotation` for a group, the pool's shared `PoolState` for a pool.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,6 @@
 //! What can go wrong when a router is built or resized.
+//!
+//! `check_pool_size` (1 to `MAX_POOL_SIZE`) serves `Routers::pool` and every resize.
 
 /// A router that cannot be built, or a resize that cannot be done. Each message
 /// says what to do instead. When a constructor returns one of these, nothing was

@@ -1,4 +1,8 @@
 //! Group routers: routees the user spawned elsewhere and hands over as refs.
+//!
+//! A ref given twice counts once. The router watches its routees and does not stop
+//! them with it. A routee that is a message adapter cannot be watched: the group
+//! watches its owner, whose `Terminated` drops every adapter it owns.
 
 use std::fmt;
 use std::hash::Hash;

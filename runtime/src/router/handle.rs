@@ -1,4 +1,8 @@
 //! Resizing a pool while its router runs.
+//!
+//! `PoolHandle` resizes through `ActorRef::run_in`, so a resize runs inside the router,
+//! in order with its messages. The routees are shared with the router in an
+//! `Arc<Mutex<PoolState>>` that only the router's task locks on the message path.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,8 @@
 //! Routing logics: which routee (or routees) a message goes to.
+//!
+//! Round-robin; broadcast (a clone to each); consistent hashing, where the message's key
+//! is hashed with std's `DefaultHasher` (fixed keys, so a key stays on its routee) and
+//! the routee picked by rendezvous hashing on uids (`Rotation::by_key`).
 
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};

@@ -1,4 +1,11 @@
 //! Pool routers: routees that are the router's own children, built from a factory.
+//!
+//! `PoolState` holds the routees, the size and which router runs the pool. Routees are
+//! the router's children, built by the factory and named `routee-1`, `routee-2`, ...
+//! (no number used twice). `start`, the pool's setup, refuses a second router for one
+//! pool (`PoolAlreadyRunning`) and, on a restart, keeps the routees that are still its
+//! children; `grow` adds routees at the end of the rotation and `shrink` stops the
+//! newest.
 
 use std::fmt;
 use std::hash::Hash;

@@ -1,5 +1,9 @@
 //! The routees of one router in their rotation order, the round-robin cursor, and
 //! rendezvous hashing. Plain data: the router actor owns one and changes it.
+//!
+//! Routees stay in the order they joined; the round-robin cursor stays in place when a
+//! routee leaves. `by_key` is rendezvous hashing over the routees' ids (splitmix64), so
+//! a routee that leaves moves only its own keys.
 
 /// Routees in rotation order, oldest first, and the index of the next one
 /// round-robin picks.

@@ -124,6 +124,16 @@
 //!   `StateHandlers`;
 //! - a [`Machine<A>`] holds the data, the current state and the stash, and is the
 //!   [`Actor`] the runtime runs.
+//!
+//! Inside: dispatch is one `match` on the current state, then the state's `handle`,
+//! which tries each handled message (a discriminant test each) and ends with its policy
+//! (`refuse`, `stash`, or an `#[otherwise]`). Only switching handlers take the state out
+//! (`StateOf::take`, leaving it vacant); a panic there leaves it vacant, and the vacant
+//! arm (`vacant`, `lost`) fails the actor with [`StateLost`], refusing the message, so a
+//! resume cannot go on silently. Refusing a request refuses its promise
+//! (`ReplySlot::refuse`), so the ask fails at once. The stash of `unhandled = stash` is
+//! made on first use, and every switch replays it. `#[on_entry]` runs at start through
+//! `Actor::started`, a hidden hook the incarnation calls once the actor is installed.
 
 mod next;
 

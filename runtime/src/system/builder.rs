@@ -1,4 +1,10 @@
 //! The settings of a system and the builder that checks them.
+//!
+//! `ActorSystemBuilder::build` checks the settings, collects the wire registry from
+//! `inventory` (unless `wire_registry` gave one) and checks the linked factories of
+//! remote spawn (`remote::spawn::check_linked`), binds the remote port (a std
+//! `TcpListener`, bound while the system is built, so its `Address` carries the host
+//! and the port from the start), and starts the transport.
 
 use std::time::Duration;
 

@@ -1,6 +1,9 @@
 //! What the system keeps for links with other systems: the wire's limits and
 //! registry, the transport, the promises exported for answers from peers, and the
 //! cache of the actors frames were delivered to.
+//!
+//! The exported promises and the route cache hold refs, and every cell holds its
+//! system, so both are emptied at termination (`release_links`).
 
 use std::sync::Arc;
 

@@ -1,6 +1,27 @@
 //! Termination: the tree stops bottom-up against one deadline; past it, only the
 //! actors still in a handler are given up on, and every other one still sees
 //! `PostStop`.
+//!
+//! `ActorSystem::terminate` calls `begin_termination` at once (so synchronous code can
+//! start it) and returns a future on `when_terminated`. `run_termination` runs in a task
+//! of its own, guarded by `Published`, which publishes the outcome even if that task
+//! panics or is dropped: it stops `/user`, waits, then stops `/system`. Each actor stops
+//! bottom-up by construction: `begin_stop` closes its user lane, cancels its timers,
+//! closes its child table and asks each child to stop (oldest first), and the actor
+//! waits in `Stopping` until `CellCore::children_settled`.
+//!
+//! The whole tree races `Settings::shutdown_timeout`. When it passes, `abandon_busy`
+//! walks both trees and gives up on every actor still busy (in a handler, or not
+//! parked): it sets `ABANDONED`, records the actor for the `LeakReport`, asks its
+//! children to stop, aborts its task and wakes its parent. A parent counts abandoned
+//! children as settled once their own children are; `wake_waiting_ancestor` skips
+//! abandoned ancestors. Every other actor still stops normally and sees `PostStop`.
+//! Rounds of `PAST_DEADLINE_ROUND` follow, each abandoning newly stuck actors (a hanging
+//! `PostStop`, say); a round in which nothing was abandoned and the live count did not
+//! drop ends in `cancel_tree`, which drains the tables and aborts every task, deepest
+//! first, then the guardians'. A task aborted at the deadline is dropped by tokio only
+//! when it next runs, which is why `LeakReport::after_terminating` waits (up to a
+//! second) before counting.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -1,4 +1,9 @@
 //! A test that gets a fresh system, terminates it at the end, and fails on leaks.
+//!
+//! `TestConfig` is what `#[tapio::test]` expands to: a runtime, a system that tracks
+//! leaks, the body, then termination and the leak check. `LeakReport::after_terminating`
+//! lists the actors the deadline gave up on, tasks still running, and timers and asks
+//! still pending when the system counted them.
 
 use std::fmt;
 use std::future::Future;

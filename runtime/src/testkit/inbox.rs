@@ -1,4 +1,7 @@
 //! `TestInbox`: a ref that collects what is sent to it, for a `BehaviorTestKit` test.
+//!
+//! A `TestInbox` is a detached cell at `/user/{name}` of a detached system, with no
+//! actor behind it: what is sent to it waits in its `DetachedMailbox` for the test.
 
 use std::fmt;
 

@@ -1,4 +1,8 @@
 //! `BehaviorTestKit`: a behavior run synchronously, one message or signal at a time.
+//!
+//! The kit runs the cell's own `Running`, `NextStep::of` and `AfterSignal` on a detached
+//! system with no runtime, with the context's effects recorded (`recorder`) rather than
+//! done; `DetachedMailbox` is its mailbox, with a front buffer for stash replays.
 
 use std::fmt;
 use std::future::Future;

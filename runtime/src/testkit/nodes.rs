@@ -1,4 +1,8 @@
 //! Two systems on loopback with a fault-injecting link between them (S45).
+//!
+//! `two_nodes` and `two_nodes_named` start two systems on loopback ports the OS picks.
+//! `LinkDirection` sets the faults of `remote::link` on one system's transport toward
+//! the other.
 
 use std::sync::Arc;
 use std::time::Duration;

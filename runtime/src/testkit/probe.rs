@@ -1,4 +1,8 @@
 //! `TestProbe`: an actor a test hands out, with bounded, typed expectations.
+//!
+//! A probe is a real actor under `/system`; its messages and the ends it watches go to
+//! the test through unbounded channels. Every expectation waits at most its own bound,
+//! capped by `max_wait`.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};

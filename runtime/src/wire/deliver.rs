@@ -1,5 +1,30 @@
 //! `deliver_frame`: a frame from a peer, to its recipient or to a dead letter that
 //! names the peer.
+//!
+//! 1. `deliver_to_known`: a tell (no reply-to) whose key is in the registry and whose
+//!    recipient is in the route cache goes without reading the header's text: both are
+//!    keyed by bytes this system wrote, so no UTF-8 check. The transport's reader takes
+//!    the same path.
+//! 2. Otherwise the header is read whole, and `deliver_parts` checks the key, then a
+//!    request's reply-to (`refs::check_reply_to`; a reply-to that could go nowhere is
+//!    refused as `UnreadableHeader`, S37), then finds the recipient
+//!    (`SystemShared::find_path`: the route cache, else a walk from the guardian;
+//!    `/system/promises/{uid}` goes to the exported promises, `$adapter-{uid}` under
+//!    its owner to the exported adapters, another `$` name to the anonymous child that
+//!    holds it), and calls `deliver_wire` inside the system's decode context.
+//! 3. Each failure is a `DeadLetterReason::FromPeer { peer, problem }`, the message
+//!    decoded into the letter when its key is registered, unless the mailbox lettered it
+//!    already (`Undelivered::lettered`: a full mailbox, an actor that stopped as it
+//!    came). A frame for a promise that is gone is `AskEnded`, or `AlreadyAnswered` when
+//!    a frame answered that uid lately; a uid this system never issued
+//!    (`SystemShared::issued_uid`) is the peer's mistake.
+//! 4. A request refused where a local ask would fail at once goes back to the asker as a
+//!    `!refused` frame (`refuse_ask`, `Refusal::of_problem`,
+//!    `SystemShared::refuse_remote_ask`): a state that does not handle it, a full
+//!    mailbox, an adapter asked, a recipient that is not there, or a request that could
+//!    not be delivered at all (`Refusal::Undeliverable`, the `WireProblem` after the
+//!    tag). The asking side hands it to the exported promise
+//!    (`AnyCell::request_refused`), and the ask fails with the matching `AskError`.
 
 use std::sync::Arc;
 

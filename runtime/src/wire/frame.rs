@@ -1,4 +1,12 @@
 //! Frames: a length prefix, a header, a payload.
+//!
+//! The length is a big-endian `u32`, checked against `WireLimits::max_frame` first. The
+//! `FrameHeader` (borrowed strings) is written and read by hand (`header_buffer`,
+//! `read_header`) in exactly postcard's bytes for the struct (property tests hold the
+//! two together): serde cost more than the copying on every frame. The payload is
+//! postcard through the `Appending` flavor (one copy per string) and must be consumed
+//! exactly (`TrailingBytes`). `peek_tell` reads a tell's header strings as bytes, for
+//! `deliver_to_known`.
 
 use serde::{Deserialize, Serialize};
 

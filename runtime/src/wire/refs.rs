@@ -2,6 +2,19 @@
 //! inside a system's decode context, into a live ref: to the local actor when the
 //! URI names this system (or, when that incarnation has stopped, a ref to it that
 //! counts as stopped), or to a ref bound to the peer otherwise.
+//!
+//! `Serialize` writes the URI (the ref's `Display`); serializing a promise exports it
+//! (held while its asker waits, since the request that held it left as bytes).
+//! `Deserialize` reads the URI in the thread's decode context (`DECODING`, set by
+//! `decoding_into` or `as_deserialization_context`: serde gives a `Deserialize` impl no
+//! context of its own). This system's address gives the live local cell, downcast
+//! through `AnyCell::into_any` (`resolve_decoded`); an incarnation that has stopped, or
+//! a path where nothing lives, gives a task-less cell whose lane is closed and
+//! stopping (`CellCore::gone`): tells through it are `RecipientStopped` letters and a
+//! watch hears `Terminated` at once, while `resolve` still refuses. Another address
+//! gives a remote ref bound to the association with that system (`NoLink` letters in a
+//! system without remote settings). The decode context also carries the recipient a
+//! frame is delivered to, for refs to a peer's promise (see `mailbox::remote`).
 
 use std::cell::RefCell;
 use std::sync::{Arc, Weak};

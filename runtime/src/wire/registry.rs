@@ -1,4 +1,27 @@
 //! The registry of wire keys: linked in by `#[message(remote)]`, or built by hand.
+//!
+//! `#[message(remote = "key")]` adds serde's derives (through `__private::serde`),
+//! implements `WireMessage` (the key), sets `Message::WIRE_KEY` and
+//! `Message::decode_wire`, implements `RemoteProtocol` for the message, and submits a
+//! `Registration` to `inventory`. `reply = T` adds a `const _` calling
+//! `__private::remote_reply::<T>()`, so an unregistered reply is a compile error on `T`.
+//! Each field is (de)serialized through `__private::wire_field`, behind one bound,
+//! `WireField<I>`, which has a second impl no type meets: a field without serde's traits
+//! then gets `WireField`'s own message, on the field, rather than serde's four errors.
+//! Fields serde reads otherwise (`with`, `skip`, `flatten`, ..), containers written
+//! otherwise (`transparent`, `from`, `into`, ..), and fields holding an `ActorRef` are
+//! left to serde. `Registry::linked()` collects the registrations when a system is
+//! built; a key of two types is `SystemError::Wire`.
+//!
+//! Decoding needs no registry of protocols and no `Any`: `Message::decode_wire(key,
+//! bytes, ctx)` is a hidden trait method whose default accepts nothing; an `#[actor]`'s
+//! protocol enum tries each handled message whose `WIRE_KEY` is the key, and wraps it
+//! with the reply slot `ReplySlot::from_wire` builds from the header's reply-to.
+//! `RemoteProtocol<Check = ()>` has one impl per type (the message's, or the protocol
+//! enum's with one `M: Registered<Check>` bound per handled message; `Check` keeps the
+//! bounds from being checked where they are written), so a protocol with an
+//! unregistered message fails where a ref of it must cross, naming that message
+//! (S35's compile-time clause).
 
 use rustc_hash::FxHashMap;
 use std::fmt;

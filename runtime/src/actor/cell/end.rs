@@ -1,5 +1,20 @@
 //! The end of an actor: `PostStop`, then telling its watchers and its parent, and
 //! waking an ancestor the shutdown deadline left waiting.
+//!
+//! `tell_the_end`, in this order: cancel the timers `PostStop` may have started;
+//! close the user lane, only when the end came another way than `begin_stop`, which
+//! closed it already (a second close was measurable on skynet); drop the actor's own
+//! watches; free its name (before anyone hears, so a successor can take it on
+//! `Terminated`); close the system lane and tell every watcher, queued ones too;
+//! count the actor out of the live actors (`cell_ended`, before the parent hears,
+//! which is why `live_actors()` is settled when `terminate` returns); then tell the
+//! parent (`child_ended`, or `ChildFailed` with the failure to escalate), or for a
+//! guardian `guardian_stopped`. A task that ends any other way (aborted, dropped with
+//! its runtime, a panic outside a handler) still runs it, from
+//! `Drop for CellState`.
+//!
+//! `close_user_lane` letters, in the order they came, what every live stash handle
+//! holds, then the batch, then what is still queued (`RecipientStopped`).
 
 use crate::actor::incarnation::Running;
 use crate::actor::{AnyActorRef, CellCore, Parent};

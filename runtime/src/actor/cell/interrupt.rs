@@ -1,5 +1,21 @@
 //! Awaiting an `async` handler while the system lane is still read: what lets a stop
 //! or an escalation interrupt a handler where it awaits.
+//!
+//! An `async` handler's future borrows the actor and its context, so it is awaited in
+//! place, as `Answer::Pending(Interruptible { .. })`, which polls the handler and then
+//! drains the system lane. A `Stop`, or a `ChildFailed` from a current child, ends the
+//! await with `Awaited::Interrupted`: the future is dropped at its `.await` (its locals
+//! drop, the rest never runs, the message is not redelivered), and the interrupting
+//! message goes to the front of `Rare::held`, read next. Anything else (`Watch`,
+//! `Terminated`, a stale `ChildFailed`) is appended to `Rare::held` and handled after
+//! the handler, in order. `Terminated` and `ChildFailed` signal handlers are awaited the
+//! same way (a second escalation does not interrupt a `ChildFailed` handler);
+//! `PreRestart` and `PostStop` run to their end; synchronous handlers cannot be
+//! interrupted.
+//!
+//! `Interruptible` is a hand-written future, not an `async fn`: it lives inside every
+//! actor's task future, which is sized for its largest state, and an `async fn` kept
+//! the dispatch result across the await (it made every actor larger).
 
 use std::future::Future;
 use std::pin::Pin;

@@ -12,6 +12,65 @@
 //! when nothing goes wrong is inline in it. Signals, failures, restarts and the stop
 //! run as boxed futures when they happen, and the state they need lives in a box
 //! that most actors never allocate.
+//!
+//! # The loop
+//!
+//! One actor is one `Arc<LocalCell<P>>` (what refs share) and one task; everything else
+//! (the behavior, the context, the reader's batch, supervision state) is the task's own,
+//! in `CellState`. `Phase` is `Spawned`, `Running`, `Restarting` (children stopping,
+//! then the backoff), `Stopping` (children stopping, then `PostStop`) and `Finished`.
+//! `run` loops on `CellState::poll_event`, which reads, in order:
+//!
+//! 1. `Rare::held`: system messages set aside during an `async` handler, or the one
+//!    that interrupted it;
+//! 2. the system lane (the `STOP` bit first, then the deque);
+//! 3. by phase: `Running` takes a unit of tokio's budget (or a message of `credit`) and
+//!    polls the user lane, batch first; `Restarting` waits for the children and the
+//!    backoff, then yields `Slow::Restart`; `Stopping` waits for the children, then
+//!    yields `Slow::Finish`;
+//! 4. nothing: look at the system lane once more (a push between the look and the
+//!    registration must not be lost), mark the lane parked, return `Pending`.
+//!
+//! The budget: one unit of tokio's cooperative budget per `MESSAGES_PER_UNIT` user
+//! messages, the rest kept as `credit`, so an actor draining a long backlog still
+//! yields to its neighbours (after 512 messages), without reading tokio's thread-local
+//! on every message.
+//!
+//! `Slow` holds a boxed `SystemMessage`; `on_system`, `fail` and `restart` are
+//! `Box::pin`ned. `PostStop` is handed over by `Running::signal_now` (one `static`
+//! value), and only an `async` handler's future is awaited. `Rare` holds what most
+//! actors never need, allocated on first use: watchers, supervision levels, restart
+//! bookkeeping (`restart_level`, `restart_clause`, `backoff`, a `Pause` that may be
+//! `Forever` for a delay the clock cannot hold, `children_since`, `deferred`), the
+//! failure to escalate, and `held`.
+//!
+//! # Failures
+//!
+//! A handler's `Err` (through `IntoFailure`) or a panic (caught in `Running::dispatch`
+//! for synchronous handlers, by `CatchPanic` for `async` ones) becomes a `Failure`.
+//! `fail` asks `supervision::decide` for a decision over the `Level`s that each
+//! `Behaviors::supervise` registered as the behavior started (innermost first; none
+//! means stop), and `carry_out` acts on it: resume (a failure while starting cannot
+//! resume: it stops), stop (`begin_stop`), escalate (`begin_stop` with the failure kept
+//! for the parent), or restart (a stop once the system terminates): `begin_restart` runs
+//! `PreRestart`, drops the incarnation with its watches and timers, asks the children to
+//! stop (unless `with_stop_children(false)`), notes `children_since` and the backoff,
+//! and enters `Restarting`; `restart` starts the level's behavior again, and a restart
+//! that fails is decided by the same clause (`decide_failed_restart`). Each clause
+//! keeps its own restart history (`History`: the window, and the restarts in a row
+//! that set the backoff's exponent); a behavior that switches to a `supervise(..)`
+//! with the same clauses inherits it (`Level::inherit`), so state machines keep
+//! counting.
+//!
+//! An escalation reaches the parent as `SystemMessage::ChildFailed` (the failure
+//! `climb`ed by the child's path). `on_system` ignores it from a child older than the
+//! current incarnation (`uid < children_since`) or while the parent stops, defers it
+//! while the parent restarts (`Rare::deferred`, moved to `held` once the next
+//! incarnation runs), terminates the system if the parent is a guardian
+//! (`escalated_to_guardian`), and otherwise shows the handler `Signal::ChildFailed`,
+//! then fails with the child's error (or the handler's own) under the parent's own
+//! supervision (`AfterSignal::answer`). An unhandled `Terminated` becomes a `DeathPact`
+//! failure the same way.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::{Future, poll_fn};

@@ -26,6 +26,19 @@
 //! starting, naming the factory (the type is probed when the system is built:
 //! see `probe`); a ref the probe cannot see is refused when the arguments are
 //! encoded, before anything is sent. Send the new actor its refs in a message.
+//!
+//! # Inside
+//!
+//! `#[remote_behavior]` implements `Factory` on a braced struct named like the
+//! function, and submits a `FactoryRegistration` to `inventory`; the registrations are
+//! checked when a system starts (a key twice, or arguments that can carry a ref, is
+//! `SystemError::Factory`). The `Spawner` is an ordinary `#[actor]` inside the runtime,
+//! offering function pointers (`spawn_factory::<F>`) by key; `Spawn` and `SpawnReply`
+//! are registered under `tapio.spawn.v1` and `tapio.spawn-reply.v1`. `spawn_remote`
+//! encodes the arguments with the `ENCODING_ARGS` thread-local set, so an `ActorRef` in
+//! them refuses to serialize, asks, and resolves the answered URI;
+//! `ActorContext::spawn_remote` does the same from inside an actor and watches what it
+//! started.
 
 pub(crate) mod probe;
 
