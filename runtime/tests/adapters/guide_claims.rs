@@ -125,7 +125,7 @@ async fn s28_adapters_translate_in_order_and_stop_with_their_owner(system: Actor
     // Drain the letters of the ask above, if any.
     while letters.try_recv().is_some() {}
     words.tell("late".to_string());
-    let late = letter(&mut letters).await;
+    let late = letter_within(&mut letters, WAIT).await;
     assert_eq!(late.reason(), &DeadLetterReason::RecipientStopped);
     assert!(
         late.recipient().starts_with(owner.path()),

@@ -34,7 +34,7 @@ async fn s31_a_late_reply_is_a_dead_letter_saying_the_ask_ended(system: ActorSys
         .timeout(Duration::from_secs(1))
         .await;
     assert!(matches!(asked, Err(AskError::Timeout { .. })), "{asked:?}");
-    let late = letter(&mut letters).await;
+    let late = letter_within(&mut letters, WAIT).await;
     assert_eq!(late.reason(), &DeadLetterReason::AskEnded);
     assert_eq!(late.take_message::<u64>(), Some(42));
 }

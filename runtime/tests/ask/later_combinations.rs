@@ -63,7 +63,7 @@ async fn s22_an_ask_times_out_at_its_deadline_not_before_and_the_late_answer_is_
         other => panic!("expected a timeout, got {other:?}"),
     }
     reply_to.tell(42_u64);
-    let letter = letter_where(&mut sub, |l| l.is::<u64>()).await;
+    let letter = letter_where(&mut sub, T, |l| l.is::<u64>()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::AskEnded);
     assert_eq!(letter.take_message::<u64>(), Some(42));
 }

@@ -7,22 +7,13 @@
 
 use crate::support::local_corners::*;
 use crate::support::outside;
+use crate::support::outside::panic_text;
 use outside::{T, describe, ms, new_log};
 use std::panic::AssertUnwindSafe;
 use tapio::prelude::*;
 use tapio::testkit::TestConfig;
 use tapio::{DeadLetter, DeadLetterReason};
 use tokio::time::timeout;
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else {
-        String::from("<no text>")
-    }
-}
 
 #[message]
 pub struct Question {

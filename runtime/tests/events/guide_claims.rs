@@ -58,7 +58,7 @@ async fn s49_a_slow_subscriber_counts_the_dead_letters_it_lost(system: ActorSyst
         gone.tell(n);
     }
     for n in 0..10_u64 {
-        let l = letter(&mut fast).await;
+        let l = letter_within(&mut fast, WAIT).await;
         assert_eq!(l.reason(), &DeadLetterReason::RecipientStopped);
         assert_eq!(l.take_message::<u64>(), Some(n));
     }
@@ -103,17 +103,17 @@ async fn s31_dead_letters_carry_message_recipient_and_reason(system: ActorSystem
         )
         .unwrap();
     picky.tell(0_u64);
-    let refused = letter(&mut one).await;
+    let refused = letter_within(&mut one, WAIT).await;
     assert_eq!(refused.reason(), &DeadLetterReason::Unhandled);
     assert_eq!(refused.recipient().to_string(), "/user/picky");
     assert_eq!(refused.message_type(), "u64");
     assert_eq!(refused.take_message::<u64>(), None);
-    let _ = letter(&mut two).await;
+    let _ = letter_within(&mut two, WAIT).await;
 
     let wall = system.spawn(Behaviors::empty::<String>(), "wall").unwrap();
     wall.tell("hello".to_string());
-    let first = letter(&mut one).await;
-    let second = letter(&mut two).await;
+    let first = letter_within(&mut one, WAIT).await;
+    let second = letter_within(&mut two, WAIT).await;
     assert_eq!(first.reason(), &DeadLetterReason::Unhandled);
     assert!(second.is::<String>());
     assert_eq!(
@@ -145,7 +145,12 @@ async fn s31_a_storm_of_dead_letters_without_subscribers(system: ActorSystem) {
         .subscribe_with_capacity::<DeadLetter>(4)
         .unwrap();
     gone.tell(777_u64);
-    assert_eq!(letter(&mut letters).await.take_message::<u64>(), Some(777));
+    assert_eq!(
+        letter_within(&mut letters, WAIT)
+            .await
+            .take_message::<u64>(),
+        Some(777)
+    );
     assert_eq!(letters.try_recv().map(|l| l.to_string()), None);
     assert_eq!(letters.lost(), 0);
 }

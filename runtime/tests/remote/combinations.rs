@@ -52,7 +52,7 @@ async fn stop_with_everything_held(system: &ActorSystem) {
     probe.expect_terminated(&actor, T).await;
     let mut seen = BTreeMap::<u64, usize>::new();
     while seen.keys().filter(|n| **n < 100).count() < 7 {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, T).await;
         assert_eq!(letter.recipient(), actor.path(), "{letter}");
         assert_eq!(
             letter.reason(),

@@ -170,7 +170,7 @@ async fn a_stopped_peer_is_heard_at_once_and_its_refs_refuse() {
 
     remote.tell(Note(2));
     let letter = loop {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         if letter.short_message_type() == "Note" {
             break letter;
         }

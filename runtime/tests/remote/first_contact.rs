@@ -6,6 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::first_contact::*;
+use crate::support::nodes::closed_port;
+use crate::support::nodes::linked;
+use crate::support::nodes::{fast, slow_detector, watcher};
+use crate::support::outside::recv_within;
 use std::time::{Duration, Instant};
 use tapio::prelude::*;
 use tapio::remote::spawn::{RemoteSpawnError, Spawn, SpawnFailure, SpawnReply, Spawner};
@@ -94,18 +98,6 @@ pub fn unoffered(args: WorkerArgs) -> Behavior<WorkerMsg> {
     Behaviors::setup(move |_| Worker { base })
 }
 
-fn fast() -> RemoteSettings {
-    RemoteSettings::loopback()
-        .heartbeat_interval(Duration::from_millis(30))
-        .unreachable_after(Duration::from_millis(300))
-}
-
-fn slow_detector() -> RemoteSettings {
-    RemoteSettings::loopback()
-        .heartbeat_interval(Duration::from_millis(100))
-        .unreachable_after(Duration::from_secs(20))
-}
-
 /// An actor that forwards every `Note` it gets to a channel.
 fn note_sink(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::UnboundedReceiver<Note>) {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -120,44 +112,10 @@ fn note_sink(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::Unbound
     (sink, rx)
 }
 
-/// An actor that watches `target` and forwards each `Terminated` it hears.
-fn watcher<Q: Message>(
-    system: &ActorSystem,
-    name: &str,
-    target: ActorRef<Q>,
-) -> mpsc::UnboundedReceiver<AnyActorRef> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let behavior: Behavior<Note> = Behaviors::setup(move |ctx: &mut ActorContext<Note>| {
-        ctx.watch(&target);
-        let tx = tx.clone();
-        Behaviors::receive_message(|_: Note| {}).on_signal(move |_, signal: &Signal| {
-            if let Signal::Terminated(terminated) = signal {
-                let _ = tx.send(terminated.actor().clone());
-            }
-        })
-    });
-    system.spawn(behavior, name).expect("spawn the watcher");
-    rx
-}
-
-async fn recv_within<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> T {
-    tokio::time::timeout(within, rx.recv())
-        .await
-        .expect("nothing arrived in time")
-        .expect("the channel closed")
-}
-
 async fn nothing_within<T: std::fmt::Debug>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) {
     if let Ok(got) = tokio::time::timeout(within, rx.recv()).await {
         panic!("expected nothing, got {got:?}");
     }
-}
-
-async fn linked(nodes: &TwoNodes) {
-    tokio::time::timeout(BOUND, nodes.a.reconnect(nodes.b.address()))
-        .await
-        .expect("reconnect hung")
-        .expect("a links to b");
 }
 
 async fn wait_unreachable(
@@ -281,12 +239,6 @@ fn assert_unreachable_on_port(letter: &DeadLetter, port: u16) {
     );
 }
 
-/// A loopback port that was bound and closed again: nobody listens there.
-fn closed_port() -> u16 {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    closed.local_addr().unwrap().port()
-}
-
 /// A loopback TCP listener and its port.
 async fn loopback_listener() -> (tokio::net::TcpListener, u16) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -379,7 +331,7 @@ async fn s22_late_remote_reply_is_a_dead_letter_on_the_asker() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
     let (_echo, remote) = remote_echo(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     let asked = remote
         .ask(SlowPing {
             n: 5,
@@ -861,7 +813,7 @@ async fn s40_fifo_and_equality_under_many_messages() {
         )
         .unwrap();
     let remote = nodes.a.resolve::<Rich>(&sink.path().to_uri()).unwrap();
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     let make = |seq: u64| Rich {
         seq,
         text: format!("message {seq}: grüße, 日本, 🦀"),
@@ -975,7 +927,7 @@ async fn s42_partition_gives_up_once_and_quarantines() {
 async fn s42_quarantine_holds_after_heal_and_reconnect_says_why() {
     let nodes = two_nodes(fast()).unwrap();
     let (_sink, mut rx, remote) = remote_note_sink(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     partition_until_given_up(&nodes, false).await;
     nodes.heal();
     remote.tell(Note(1));
@@ -1003,7 +955,7 @@ async fn s43_clear_quarantine_reconnect_and_re_resolve() {
     nodes.heal();
     clear_both_quarantines(&nodes);
     assert!(!nodes.a.is_quarantined(nodes.b.address()));
-    linked(&nodes).await; // reconnect after clearing both sides
+    linked(&nodes.a, &nodes.b, BOUND).await; // reconnect after clearing both sides
     old.tell(Note(1));
     let letter = letter_where(&mut letters, BOUND, |l| {
         matches!(
@@ -1048,7 +1000,7 @@ async fn s44_unanswered_remote_ask_is_timeout_not_unreachable() {
 async fn s44_ask_pending_when_peer_is_given_up_fails_fast() {
     let nodes = two_nodes(fast()).unwrap();
     let (_echo, remote) = remote_echo(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     nodes.partition();
     assert_ask_unreachable_within(&remote, Duration::from_secs(3), Duration::from_secs(10)).await;
     nodes.heal();
@@ -1150,7 +1102,7 @@ async fn s47_offer_waits_for_room_in_the_outbound_buffer() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
     let (_sink, mut rx, remote) = remote_note_sink(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     nodes.a_to_b().partition();
     // Fill the outbound buffer until a tell is refused with `OutboundFull`.
     let mut sent = 0_u64;
@@ -1211,7 +1163,7 @@ async fn s49_peer_unreachable_reaches_current_subscribers_only() {
     assert_eq!(nodes.a.events().subscriber_count::<PeerUnreachable>(), 2);
     drop(dropped);
     assert_eq!(nodes.a.events().subscriber_count::<PeerUnreachable>(), 1);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     nodes.partition();
     let event = wait_unreachable(&mut kept, BOUND).await;
     assert_eq!(event.peer, *nodes.b.address());
@@ -1323,7 +1275,7 @@ async fn s39_broken_connection_is_dialled_again_by_the_next_send() {
 async fn s40_lost_messages_are_not_retried_and_order_holds() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (_sink, mut rx, remote) = remote_note_sink(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     nodes.a_to_b().drop_next(3);
     for n in 0..10 {
         remote.tell(Note(n));
@@ -1345,7 +1297,7 @@ async fn s42_short_partition_loses_nothing() {
     let nodes = two_nodes(settings).unwrap();
     let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
     let (_sink, mut rx, remote) = remote_note_sink(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     nodes.partition();
     for n in 0..50 {
         remote.tell(Note(n));
@@ -1429,7 +1381,7 @@ async fn s47_offer_to_a_quarantined_peer_is_refused_at_once() {
     let nodes = two_nodes(fast()).unwrap();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
     let (_sink, _rx, remote) = remote_note_sink(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     partition_until_given_up(&nodes, false).await;
     let accepted = tokio::time::timeout(Duration::from_millis(500), remote.offer(Note(8)))
         .await
@@ -1509,7 +1461,7 @@ async fn s44_ask_after_peer_system_stopped_fails_fast() {
 async fn s23_remote_target_stopping_with_the_request_in_hand_fails_the_ask_at_once() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (echo, remote) = remote_echo(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     let held = held_ask(&remote).await;
     let started = Instant::now();
     nodes.b.stop(&echo).unwrap();
@@ -1530,7 +1482,7 @@ async fn s23_remote_target_stopping_with_the_request_in_hand_fails_the_ask_at_on
 async fn s44_a_watched_remote_ask_whose_peer_is_given_up_is_unreachable() {
     let nodes = two_nodes(fast()).unwrap();
     let (_echo, remote) = remote_echo(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     let held = held_ask(&remote).await;
     partition_until_given_up(&nodes, false).await;
     let outcome = ask_outcome(held).await;
@@ -1550,7 +1502,7 @@ async fn s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended()
     let nodes = two_nodes(fast()).unwrap();
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
     let (sink, mut rx, old) = remote_note_sink(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     partition_until_given_up(&nodes, true).await;
     nodes.heal();
     old.tell(Note(0));
@@ -1560,7 +1512,7 @@ async fn s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended()
         "while quarantined: {letter}"
     );
     clear_both_quarantines(&nodes);
-    linked(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     old.tell(Note(1));
     let letter = letter_where(&mut letters, BOUND, |l| l.is::<Note>()).await;
     assert!(

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::later_combinations::*;
+use crate::support::nodes::uri;
 use crate::support::outside;
 use outside::{Boom, T, describe, letters, letters_for, ms, next};
 use std::sync::Arc;
@@ -79,10 +80,6 @@ fn pair() -> TwoNodes {
     two_nodes(settings()).expect("two nodes")
 }
 
-fn uri(system: &ActorSystem, path: &str) -> String {
-    format!("{}{}", system.address(), path)
-}
-
 /// S44, S45, S40: a request lost on the way (`drop_next` toward B) and a reply lost
 /// on the way back (`drop_next` toward A) each end the ask as `Timeout` at its
 /// deadline, not as a failure of the target; nothing is retried, and the next ask
@@ -140,7 +137,7 @@ async fn s22_s44_s45_a_reply_delayed_past_the_deadline_is_lettered_on_the_asker(
     nodes.b_to_a().delay(ms(700));
     let late = echo.ask(Echo(5)).timeout(ms(200)).await;
     assert!(matches!(late, Err(AskError::Timeout { .. })), "{late:?}");
-    let letter = letter_where(&mut sub, |l| l.is::<N>()).await;
+    let letter = letter_where(&mut sub, T, |l| l.is::<N>()).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::AskEnded,
@@ -452,7 +449,7 @@ async fn s39_s44_an_ask_to_a_port_nobody_listens_on_is_unreachable_at_once() {
         "{:?}",
         started.elapsed()
     );
-    let letter = letter_where(&mut sub, |l| l.is::<Echo>() || l.is::<EchoerMsg>()).await;
+    let letter = letter_where(&mut sub, T, |l| l.is::<Echo>() || l.is::<EchoerMsg>()).await;
     match letter.reason() {
         DeadLetterReason::Unreachable { peer } => assert_eq!(peer, ghost.path().address()),
         other => panic!("expected Unreachable, got {other:?}"),
@@ -613,7 +610,7 @@ async fn s44_s32_a_remote_ask_to_a_broadcast_pool_letters_the_extra_answers_on_t
         .unwrap();
     let mut got = vec![first.0];
     for _ in 0..2 {
-        let letter = letter_where(&mut a_letters, |l| l.is::<N>()).await;
+        let letter = letter_where(&mut a_letters, T, |l| l.is::<N>()).await;
         assert_eq!(
             letter.reason(),
             &DeadLetterReason::AlreadyAnswered,

@@ -5,6 +5,9 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::nodes::uri;
+use crate::support::outside::letter_where;
+use crate::support::outside::ms;
 use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::sync::Arc;
@@ -177,10 +180,6 @@ pub fn phoenix(_args: PhoenixArgs) -> Behavior<Cmd> {
 
 // ---------------------------------------------------------------- helpers
 
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
 const WAIT: Duration = Duration::from_secs(5);
 
 fn node(name: &str) -> ActorSystem {
@@ -254,40 +253,11 @@ fn fast_pair() -> TwoNodes {
     two_nodes(fast_settings()).expect("two nodes")
 }
 
-fn uri(system: &ActorSystem, path: &str) -> String {
-    format!("{}{}", system.address(), path)
-}
-
 fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
     system
         .events()
         .subscribe_with_capacity::<DeadLetter>(65_536)
         .expect("a subscription")
-}
-
-/// The first dead letter for which `want` holds, within `within`; panics listing
-/// what came instead.
-async fn letter_where(
-    sub: &mut Subscription<DeadLetter>,
-    within: Duration,
-    want: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = Instant::now() + within;
-    let mut seen = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match timeout(left, sub.recv()).await {
-            Ok(Some(letter)) if want(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(format!(
-                "{} to {}: {}",
-                letter.short_message_type(),
-                letter.recipient(),
-                letter.reason()
-            )),
-            Ok(None) => panic!("dead-letter stream closed; saw {seen:?}"),
-            Err(_) => panic!("no matching dead letter within {within:?}; saw {seen:?}"),
-        }
-    }
 }
 
 async fn unreachable_event(sub: &mut Subscription<PeerUnreachable>, peer: &Address) {

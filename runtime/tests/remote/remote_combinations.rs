@@ -5,6 +5,9 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::nodes::peer_of;
+use crate::support::nodes::uri;
+use crate::support::nodes::{given_up, partition_until_given_up, recover};
 use crate::support::outside;
 use outside::{Boom, T, describe, letters, letters_for, ms, next};
 use std::collections::BTreeSet;
@@ -18,7 +21,7 @@ use tapio::remote::spawn::{
 use tapio::remote::{PeerUnreachable, RemoteSettings};
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::{
-    Address, AskError, DeadLetter, DeadLetterReason, MailboxConfig, OverflowStrategy, Subscription,
+    AskError, DeadLetter, DeadLetterReason, MailboxConfig, OverflowStrategy, Subscription,
     remote_behavior,
 };
 use tokio::sync::{Semaphore, mpsc};
@@ -238,10 +241,6 @@ fn calm() -> TwoNodes {
     two_nodes(RemoteSettings::loopback()).expect("two nodes")
 }
 
-fn uri(system: &ActorSystem, path: &str) -> String {
-    format!("{}{}", system.address(), path)
-}
-
 /// A [`sink`] on `system` named `name`: its local ref and its channel.
 fn sink_on(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::UnboundedReceiver<u64>) {
     let (behavior, rx) = sink();
@@ -285,56 +284,6 @@ async fn watcher_of<Q: Message>(
         .expect("a watcher");
     assert_eq!(next(&mut rx).await, "watching");
     rx
-}
-
-/// Waits for `PeerUnreachable` naming `peer`.
-async fn given_up(sub: &mut Subscription<PeerUnreachable>, peer: &Address) {
-    let deadline = Instant::now() + T;
-    loop {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(event)) if &event.peer == peer => {
-                assert!(event.quarantined);
-                return;
-            }
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("the event stream ended"),
-            Err(_) => panic!("{peer} was not given up on within {T:?}"),
-        }
-    }
-}
-
-/// Partitions the nodes until each has given up on the other.
-async fn partition_until_given_up(nodes: &TwoNodes) {
-    let mut on_a = nodes.a.events().subscribe::<PeerUnreachable>();
-    let mut on_b = nodes.b.events().subscribe::<PeerUnreachable>();
-    nodes.partition();
-    given_up(&mut on_a, nodes.b.address()).await;
-    given_up(&mut on_b, nodes.a.address()).await;
-}
-
-/// Heals, clears both quarantines and links again.
-async fn recover(nodes: &TwoNodes) {
-    nodes.heal();
-    assert!(nodes.a.clear_quarantine(nodes.b.address()));
-    assert!(nodes.b.clear_quarantine(nodes.a.address()));
-    timeout(T, nodes.a.reconnect(nodes.b.address()))
-        .await
-        .expect("reconnect within the bound")
-        .expect("a new session");
-}
-
-/// The peer a remote dead-letter reason names, if it names one.
-fn peer_of(reason: &DeadLetterReason) -> Option<&Address> {
-    match reason {
-        DeadLetterReason::NoLink { peer }
-        | DeadLetterReason::Unreachable { peer }
-        | DeadLetterReason::ConnectionLost { peer }
-        | DeadLetterReason::Quarantined { peer }
-        | DeadLetterReason::SessionEnded { peer }
-        | DeadLetterReason::OutboundFull { peer }
-        | DeadLetterReason::FromPeer { peer, .. } => Some(peer),
-        _ => None,
-    }
 }
 
 /// Accounts for the notes `1..=n` told toward `path`: delivered on `rx`, or a dead
@@ -454,9 +403,9 @@ async fn s41_s42_s43_a_watch_on_the_new_session_hears_the_stop_once() {
     let old = linked_ref(&nodes.a, &local, &mut rx).await;
     let mut probe = TestProbe::<u64>::new(&nodes.a);
     probe.watch(&old);
-    partition_until_given_up(&nodes).await;
+    partition_until_given_up(&nodes.a, &nodes.b, T).await;
     probe.expect_terminated(&old, T).await;
-    recover(&nodes).await;
+    recover(&nodes.a, &nodes.b).await;
     let new = nodes.a.resolve::<Note>(&local.to_string()).unwrap();
     new.tell(Note(2));
     assert_eq!(next(&mut rx).await, 2);
@@ -476,8 +425,8 @@ async fn s41_s43_a_watch_through_a_ref_of_the_ended_session_hears_terminated() {
     let nodes = quick();
     let (local, mut rx) = sink_on(&nodes.b, "sink");
     let old = linked_ref(&nodes.a, &local, &mut rx).await;
-    partition_until_given_up(&nodes).await;
-    recover(&nodes).await;
+    partition_until_given_up(&nodes.a, &nodes.b, T).await;
+    recover(&nodes.a, &nodes.b).await;
     let new = nodes.a.resolve::<Note>(&local.to_string()).unwrap();
     new.tell(Note(2));
     assert_eq!(next(&mut rx).await, 2);
@@ -730,8 +679,8 @@ async fn s43_s44_an_ask_through_a_ref_of_the_ended_session_fails_at_once() {
     let echo_uri = uri(&nodes.b, "/user/echo");
     let old = nodes.a.resolve::<EchoMsg>(&echo_uri).unwrap();
     assert_eq!(old.ask(Ping(1)).timeout(T).await.unwrap(), Pong(2));
-    partition_until_given_up(&nodes).await;
-    recover(&nodes).await;
+    partition_until_given_up(&nodes.a, &nodes.b, T).await;
+    recover(&nodes.a, &nodes.b).await;
     let new = nodes.a.resolve::<EchoMsg>(&echo_uri).unwrap();
     assert_eq!(new.ask(Ping(2)).timeout(T).await.unwrap(), Pong(4));
     let mut dl = letters(&nodes.a);
@@ -973,7 +922,7 @@ async fn s31_s39_s42_tells_held_by_a_partition_at_a_give_up_are_each_accounted_o
     for n in 1..=40 {
         remote.tell(Note(n));
     }
-    given_up(&mut gave_up, nodes.b.address()).await;
+    given_up(&mut gave_up, nodes.b.address(), T).await;
     nodes.heal();
     let (_, reasons) = account(
         40,
@@ -1241,7 +1190,7 @@ async fn s46_s42_a_requester_hears_its_spawned_actor_end_when_its_system_is_give
     let req = requester(&nodes.a, started_tx, ends_tx);
     req.tell(Start(spawner, 9));
     let worker = next(&mut started).await.expect("started");
-    partition_until_given_up(&nodes).await;
+    partition_until_given_up(&nodes.a, &nodes.b, T).await;
     assert_eq!(next(&mut ends).await, worker.path().to_string());
     let more = timeout(ms(300), ends.recv()).await;
     assert!(more.is_err(), "a second end: {more:?}");
@@ -1551,8 +1500,8 @@ async fn s43_s47_an_offer_through_a_ref_of_the_ended_session_is_refused_at_once(
     let nodes = quick();
     let (local, mut rx) = sink_on(&nodes.b, "sink");
     let old = linked_ref(&nodes.a, &local, &mut rx).await;
-    partition_until_given_up(&nodes).await;
-    recover(&nodes).await;
+    partition_until_given_up(&nodes.a, &nodes.b, T).await;
+    recover(&nodes.a, &nodes.b).await;
     let new = nodes.a.resolve::<Note>(&local.to_string()).unwrap();
     let mut dl = letters(&nodes.a);
     let accepted = timeout(ms(500), old.offer(Note(5)))

@@ -5,13 +5,16 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::first_contact::stop_and_wait;
+use crate::support::nodes::linked;
+use crate::support::nodes::slow_detector;
+use crate::support::outside::nothing_within;
 use crate::support::with_other_features::*;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tapio::prelude::*;
-use tapio::remote::RemoteSettings;
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::wire::{RemoteProtocol, WireProblem};
 use tapio::{
@@ -326,22 +329,8 @@ pub enum WatchCmd {
     Fail,
 }
 
-/// Loopback with a failure detector that never fires during a test.
-fn slow_detector() -> RemoteSettings {
-    RemoteSettings::loopback()
-        .heartbeat_interval(ms(100))
-        .unreachable_after(Duration::from_secs(20))
-}
-
 fn nodes() -> TwoNodes {
     two_nodes(slow_detector()).expect("two nodes on loopback")
-}
-
-async fn nothing_within<T: std::fmt::Debug>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) {
-    // A closed channel (its sender's actor is gone) counts as nothing.
-    if let Ok(Some(got)) = tokio::time::timeout(within, rx.recv()).await {
-        panic!("expected nothing, got {got:?}");
-    }
 }
 
 /// The letters for `recipient`: at least `count` of them (each within `BOUND`), and
@@ -363,14 +352,6 @@ async fn collect_letters_for(
     got
 }
 
-/// Waits until `a` is linked to `b`.
-async fn link(nodes: &TwoNodes) {
-    tokio::time::timeout(BOUND, nodes.a.reconnect(nodes.b.address()))
-        .await
-        .expect("reconnect hung")
-        .expect("a links to b");
-}
-
 /// An actor that forwards every `Note` it gets to a channel.
 fn note_sink(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::UnboundedReceiver<u64>) {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -383,14 +364,6 @@ fn note_sink(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::Unbound
         )
         .unwrap();
     (sink, rx)
-}
-
-/// Stops `actor` by `stop` and waits (bounded) until a probe on `system` sees it end.
-async fn stop_and_wait<Q: Message>(system: &ActorSystem, actor: &ActorRef<Q>, stop: impl FnOnce()) {
-    let mut probe = TestProbe::<Note>::new(system);
-    probe.watch(actor);
-    stop();
-    probe.expect_terminated(actor, BOUND).await;
 }
 
 /// A sink of notes that, on `Note(0)`, says it has entered and waits for `gate`;
@@ -802,7 +775,7 @@ async fn s34_s44_a_remote_ask_refused_by_a_state_fails_at_once() {
     );
 
     let remote = nodes.a.resolve::<GateMsg>(&gate.to_string()).unwrap();
-    link(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     let mut letters_b = nodes.b.events().subscribe::<DeadLetter>();
     let started = Instant::now();
     let asked = remote.ask(Peek(2)).timeout(ms(3000)).await;
@@ -1436,7 +1409,7 @@ async fn s31_s37_a_peers_tells_racing_a_stop_are_each_accounted_once() {
         .unwrap();
     let (sink, mut handled_rx) = note_sink(&nodes.b, "racer");
     let remote = nodes.a.resolve::<Note>(&sink.to_string()).unwrap();
-    link(&nodes).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
     let mut producers = Vec::new();
     for task in 0..TASKS {
         let remote = remote.clone();

@@ -276,7 +276,7 @@ async fn blocking_routee(system: &ActorSystem) {
     );
     let _ = release.send(());
     let letter = loop {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, T).await;
         if letter.recipient() == routee1.path() {
             break letter;
         }
@@ -409,7 +409,7 @@ async fn s32_s29_a_failing_bounded_routee_restarts_in_place(system: ActorSystem)
     router.tell(Paced::Job(4, me.clone())); // routee-2
     assert_eq!(probe.expect_message(T).await, ("routee-2".to_owned(), 4));
     router.tell(Paced::Job(5, me.clone())); // routee-1: refused, and it fails
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::MailboxFull,

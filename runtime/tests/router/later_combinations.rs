@@ -301,7 +301,7 @@ async fn s32_s21_s31_an_ask_broadcast_to_a_pool_takes_one_answer_and_letters_the
         .unwrap();
     let mut names = HashSet::from([first.clone()]);
     for _ in 0..2 {
-        let letter = letter_where(&mut sub, |l| l.is::<String>()).await;
+        let letter = letter_where(&mut sub, T, |l| l.is::<String>()).await;
         assert_eq!(
             letter.reason(),
             &DeadLetterReason::AlreadyAnswered,

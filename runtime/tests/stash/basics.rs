@@ -11,6 +11,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -116,13 +117,6 @@ fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
         .unwrap()
 }
 
-async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
-}
-
 /// Each letter as (its item, its reason); the letters must all carry a `Cmd`.
 fn items(letters: &[DeadLetter]) -> Vec<(Cmd, DeadLetterReason)> {
     letters
@@ -208,7 +202,7 @@ async fn s26_overflow_under_a_restart_strategy_restarts_with_an_empty_stash(syst
     .await;
     let mut published = Vec::new();
     for _ in 0..3 {
-        published.push(letter(&mut letters).await);
+        published.push(letter_within(&mut letters, WAIT).await);
     }
     assert_eq!(
         items(&published),

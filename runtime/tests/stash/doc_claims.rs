@@ -71,7 +71,7 @@ async fn a_restart_dead_letters_what_the_stash_held() {
     actor.tell(2u64);
     actor.tell(0u64);
     for expected in [1u64, 2] {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(
             letter.reason(),
             &DeadLetterReason::StashDiscarded,

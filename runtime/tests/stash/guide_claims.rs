@@ -51,7 +51,7 @@ async fn s26_overflow_restarts_and_discards_the_stash(system: ActorSystem) {
     }
     let mut seen = Vec::new();
     for _ in 0..3 {
-        let l = letter(&mut letters).await;
+        let l = letter_within(&mut letters, WAIT).await;
         seen.push((l.take_message::<u64>(), l.reason().clone()));
     }
     seen.sort_by_key(|(n, _)| *n);

@@ -155,7 +155,7 @@ async fn s34_s26_a_bounded_stashing_state_replays_then_overflows_into_a_restart(
     for n in 4..=7 {
         assert!(timeout(T, vat.offer(Fill(n))).await.unwrap());
     }
-    let full = next_letter(&mut letters).await;
+    let full = letter_within(&mut letters, T).await;
     assert_eq!(full.reason(), &DeadLetterReason::StashFull, "{full}");
     assert_eq!(fill_number(&full), 7);
     eventually(|| setups.load(Ordering::SeqCst) == 2).await;
@@ -222,7 +222,7 @@ async fn s34_s28_ticks_and_adapted_messages_meet_the_current_state(system: Actor
     kick.tell(Kick); // -> Go: the switch replays 1, 99, 2
     assert_eq!(probe.receive_messages(3, T).await, [1, 99, 2]);
     kick.tell(Kick); // -> Go, which `Pouring` does not handle
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::NotHandledInState("Pouring")

@@ -146,14 +146,14 @@ async fn s34_a_state_refuses_asks_and_tells_it_does_not_handle(system: ActorSyst
         other => panic!("expected a refusal by `Closed`, got {other:?}"),
     }
     assert!(started.elapsed() < Duration::from_secs(1));
-    let refused_ask = letter(&mut letters).await;
+    let refused_ask = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         refused_ask.reason(),
         &DeadLetterReason::NotHandledInState("Closed")
     );
 
     gate.tell(Lower);
-    let refused = letter(&mut letters).await;
+    let refused = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::NotHandledInState("Closed")
@@ -165,7 +165,7 @@ async fn s34_a_state_refuses_asks_and_tells_it_does_not_handle(system: ActorSyst
     assert_eq!(gate.ask(Peek).await.unwrap(), "opened");
     assert_eq!(gate.ask(Pass).await.unwrap(), 1);
     gate.tell(Lift);
-    let again = letter(&mut letters).await;
+    let again = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         again.reason(),
         &DeadLetterReason::NotHandledInState("Opened")
@@ -259,7 +259,7 @@ async fn s34_a_stashing_state_overflows_into_a_failure(system: ActorSystem) {
     for n in 1..=3 {
         tank.tell(Fill(n));
     }
-    let full = letter(&mut letters).await;
+    let full = letter_within(&mut letters, WAIT).await;
     assert_eq!(full.reason(), &DeadLetterReason::StashFull);
     // The letter holds the message as it was told, not the protocol enum.
     assert_eq!(full.take_message::<Fill>().map(|Fill(n)| n), Some(3));

@@ -8,6 +8,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::time::Duration;
 
 use tapio::prelude::*;
@@ -145,13 +146,6 @@ fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
     system.events().subscribe::<DeadLetter>()
 }
 
-async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
-}
-
 async fn note(log: &mut mpsc::UnboundedReceiver<String>) -> String {
     tokio::time::timeout(WAIT, log.recv())
         .await
@@ -168,7 +162,7 @@ async fn s34_a_state_refuses_what_it_does_not_handle(system: ActorSystem) {
     let door = system.spawn(door(log), "door").unwrap();
     assert_eq!(note(&mut notes).await, "enter Locked");
     door.tell(Push(1));
-    let refused = letter(&mut letters).await;
+    let refused = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::NotHandledInState("Locked")

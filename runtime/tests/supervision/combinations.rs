@@ -70,7 +70,7 @@ async fn s13_s30_waiting_offers_cross_a_restart_with_backoff_in_order(system: Ac
     // The crash frees the room, and o2 takes it while the actor backs off.
     assert!(timeout(T, &mut o2).await.unwrap());
     actor.tell(Work::N(99)); // no room during the backoff: a dead letter
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::MailboxFull,

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::common::scoped_capture;
+use crate::support::edge_orders::climbed;
 use crate::support::outside;
 use crate::support::past_happy_paths::*;
 use outside::{Boom, Other, T, expect_lines, letters, ms, next, no_letter_for};
@@ -583,10 +584,6 @@ const CLIMBED: [&str; 5] = [
     "/user/a",
     "/user",
 ];
-
-fn climbed(failure: &tapio::Failure) -> Vec<String> {
-    failure.climbed().iter().map(|p| p.to_string()).collect()
-}
 
 /// S17, S9: an error escalated from depth four to the guardian terminates the
 /// system; `when_terminated` returns the original error (of its own type, also when

@@ -5,6 +5,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::{dead_letter_for, entries, eventually};
 use crate::support::under_supervision::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,36 +14,6 @@ use tapio::prelude::*;
 use tapio::testkit::TestProbe;
 use tapio::{AskError, DeadLetter, DeadLetterReason};
 use tokio::time::{Instant, timeout};
-
-fn entries(log: &Log) -> Vec<String> {
-    log.lock().unwrap().clone()
-}
-
-/// Wait (in bounded time) until `done` holds.
-async fn eventually(mut done: impl FnMut() -> bool) {
-    timeout(T, async {
-        while !done() {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-    })
-    .await
-    .expect("the condition came true in time");
-}
-
-async fn dead_letter_for(
-    letters: &mut tapio::Subscription<DeadLetter>,
-    recipient: &tapio::ActorPath,
-) -> DeadLetter {
-    loop {
-        let letter = timeout(T, letters.recv())
-            .await
-            .expect("a dead letter in time")
-            .expect("the event stream is open");
-        if letter.recipient() == recipient {
-            return letter;
-        }
-    }
-}
 
 #[message]
 enum Cmd {

@@ -4,6 +4,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::letter_within;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,13 +18,6 @@ use tapio::{
 use tokio::sync::mpsc;
 
 pub const WAIT: Duration = Duration::from_secs(5);
-
-pub async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
-}
 
 // ---------------------------------------------------------------------------------
 // The event stream and dead letters (S49, S31)

@@ -16,6 +16,7 @@ pub mod guide_claims;
 pub mod later_combinations;
 pub mod lifecycle_corners;
 pub mod local_corners;
+pub mod nodes;
 pub mod outside;
 pub mod past_happy_paths;
 pub mod races;

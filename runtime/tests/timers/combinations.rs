@@ -152,7 +152,7 @@ async fn s25_s30_an_offer_waits_behind_a_queued_tick(system: ActorSystem) {
         "the tick holds the room"
     );
     actor.tell(Pulse::Direct(2)); // refused: the tick holds the room
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(refused.reason(), &DeadLetterReason::MailboxFull);
     assert!(matches!(
         refused.take_message::<Pulse>(),
