@@ -1,4 +1,6 @@
-//! Adapters: combinations and edge orders.
+//! Adapters and escalation in unusual orders: an escalation into a parent that is
+//! backing off still climbs, and an adapter of a stopped owner never reaches an actor
+//! that took the owner's name.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Adapters: what the guides promise, tried as written.
+//! Adapters as the guides show them: translation in order, stopping with the owner, a
+//! new adapter replacing the old translation, and the behavior test kit's handling of
+//! adapted messages (S28, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Adapters: corners of the local runtime.
+//! Adapters across restarts and resumes: the translation made in a handler or
+//! registered again in setup, a failing translation under resume, and adapted messages
+//! racing restarts (S14, S28); also a death pact under resume.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Adapters: the least tested promises past their happy paths.
+//! Adapters past the happy path: a panicking translation is the owner's failure and a
+//! dead adapter's messages are dead letters; records logged from everywhere an actor
+//! runs code carry its path (S8, S28).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Adapters: the later features under stops, restarts and the testkit.
+//! Adapters and asks against full, stopping and restarting owners: offers through an
+//! adapter, asks into a full fail mailbox, a zero `offer_within`, failing translations
+//! under restart, and adapted messages during a blocking call (S21, S28, S30, S33).
 //!
 //! Every wait is bounded.
 

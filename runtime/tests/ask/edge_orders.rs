@@ -1,4 +1,6 @@
-//! Ask: combinations and edge orders.
+//! Asks whose reply ref goes elsewhere or whose target stops at an awkward moment: a
+//! reply ref handed to a worker, answers after the first, a child stopping on the ask,
+//! and a timed-out request lettered once at the stop (S21, S22, S23, S31).
 //!
 //! Every wait is bounded.
 

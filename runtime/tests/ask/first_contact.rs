@@ -1,4 +1,6 @@
-//! Ask: what a new user tries first.
+//! The first asks a new user writes: a late local reply is a dead letter with its
+//! reason, and an ask fails at once when its target has stopped or stops with the
+//! request queued (S22, S23).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Ask: what the guides promise, tried as written.
+//! Asks as the guides show them: a late reply is a dead letter saying the ask ended
+//! (S31).
 //!
 //! Every wait is bounded.
 

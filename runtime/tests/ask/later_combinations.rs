@@ -1,4 +1,4 @@
-//! Ask: combinations of the later features.
+//! An ask times out at its deadline, not before, and its late answer is lettered (S22).
 //!
 //! Every wait is bounded.
 

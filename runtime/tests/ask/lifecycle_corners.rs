@@ -1,4 +1,7 @@
-//! Ask: restart limits, lifecycles and the corners of each feature.
+//! Asks at the edges of their lifetime: zero and tiny deadlines, a builder or handler
+//! that drops the reply ref, an ask dropped or cancelled mid-wait, answers in the order
+//! asked, and nothing leaked when the target stops holding the reply ref (S5, S21, S22,
+//! S23, S48).
 //!
 //! Every wait is bounded.
 

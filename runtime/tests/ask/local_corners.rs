@@ -1,4 +1,6 @@
-//! Ask: corners of the local runtime.
+//! Asks that end in an unusual way: `TestConfig` fails a body that leaks an ask, a
+//! request told instead of asked letters its answer, and `ReplyThen` answers then
+//! switches to a fresh actor value (S21, S31, S48).
 //!
 //! Every wait is bounded.
 

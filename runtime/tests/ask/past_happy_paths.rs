@@ -1,4 +1,6 @@
-//! Ask: the least tested promises past their happy paths.
+//! Asks and tells from many tasks: to a stopped actor each becomes a letter, each
+//! sender's order holds, an ask keeps its place among its sender's tells and offers,
+//! and queued asks fail when their target stops after an await (S3, S5, S6, S23).
 //!
 //! Every wait is bounded.
 

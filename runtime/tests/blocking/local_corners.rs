@@ -1,4 +1,7 @@
-//! Blocking: corners of the local runtime.
+//! Corners of `run_blocking`: the test kit without a runtime, waiting for another actor
+//! on a current-thread runtime, the call starting before its future is polled, records
+//! carrying the actor's path, and terminate not waiting for a running call (S8, S19,
+//! S33, S48).
 //!
 //! Every wait is bounded.
 

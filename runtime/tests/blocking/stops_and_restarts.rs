@@ -1,4 +1,6 @@
-//! Blocking: the later features under stops, restarts and the testkit.
+//! `run_blocking` under stops and failures: two calls joined in one handler, an ask
+//! whose call panics, a stop during or racing a call's end, and `run_async` awaiting a
+//! call (S15, S23, S33, S48).
 //!
 //! Every wait is bounded.
 

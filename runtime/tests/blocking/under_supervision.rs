@@ -1,4 +1,5 @@
-//! Blocking: failures in signal handlers and setups, asks across restarts, routees backing off.
+//! `run_blocking` under supervision: a resumed panic keeps the actor's state, and a
+//! restart does not wait for a running call (S11, S33).
 //!
 //! Every wait is bounded.
 

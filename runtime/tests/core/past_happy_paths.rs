@@ -1,4 +1,7 @@
-//! Core: the least tested promises past their happy paths.
+//! The core promises past the happy path: many systems in a row, what a handler did
+//! before replying, many behavior switches, tells from plain threads and after the
+//! runtime is gone, and a log guard dropped with a stopped handler (S1, S3, S4, S5, S6,
+//! S8).
 //!
 //! Every wait is bounded.
 

@@ -1,7 +1,7 @@
-//! A second outside-in sweep of the macro DSL, written as a demanding new user would,
-//! from the README, `docs/`, the macros' and the public items' doc comments, DESIGN.md
-//! ("What the compiler must refuse") and docs/semantics.md only. Each module is one small
-//! but realistic program that combines DSL features (`#[message]` with `reply` and
+//! Small programs in the macro DSL, held to what the README, `docs/`, the macros' and
+//! the public items' doc comments, DESIGN.md ("What the compiler must refuse") and
+//! docs/semantics.md say. Each module is one small but realistic program that
+//! combines DSL features (`#[message]` with `reply` and
 //! `remote`, `#[actor]` with helpers, `Ctx`, `async` and `Result` handlers, `ReplyThen`,
 //! `#[signal]`, state machines with `#[state]`, stashing, `#[otherwise]`, hooks,
 //! adapters, timers, setup with children, `#[remote_behavior]`, `#[tapio::test]`), and

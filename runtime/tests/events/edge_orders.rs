@@ -1,4 +1,5 @@
-//! Events: combinations and edge orders.
+//! Subscriptions churning during a storm of dead letters disturb no other subscriber
+//! (S31, S49).
 //!
 //! Every wait is bounded.
 

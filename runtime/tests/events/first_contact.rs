@@ -1,4 +1,5 @@
-//! Events: what a new user tries first.
+//! Subscribing to the event stream and unsubscribing, as a new user first tries it
+//! (S49).
 //!
 //! Every wait is bounded.
 

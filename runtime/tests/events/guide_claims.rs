@@ -1,4 +1,6 @@
-//! Events: what the guides promise, tried as written.
+//! The event stream and dead letters as the guides show them: typed subscribers,
+//! counted losses, what a dead letter carries, storms without subscribers, capacity
+//! limits, and a subscription ending with its system (S31, S49).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Events: combinations of the later features.
+//! User events reach only subscribers of their type, and unsubscribing is counted
+//! (S49).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Events: corners of the local runtime.
+//! Which behaviors letter what (empty, unhandled, ignore), and where a loss is reported
+//! in the event stream and what it holds back (S6, S31, S49).
 //!
 //! Every wait is bounded.
 

@@ -1,6 +1,5 @@
-//! Outside-in scenarios for bad input and errors across the public API, written from
-//! `docs/semantics.md` and the public docs, the way a demanding new user would poke at it:
-//! every entry point that takes user input at its edges (zero, empty, huge,
+//! Bad input and errors across the public API, held to `docs/semantics.md` and the
+//! public docs: every entry point that takes user input at its edges (zero, empty, huge,
 //! duplicates, names, paths and URIs that cannot be), calls after the system has
 //! terminated or on an actor that has stopped, from inside an actor as well as from
 //! outside, and a second call where one is expected. The standard held to: bad input

@@ -19,8 +19,8 @@ use tokio::time::timeout;
 /// The bound on every wait (paused time: it passes only when all else idles).
 const T: Duration = Duration::from_secs(5);
 
-// Timers and a backoff of `Duration::MAX` over two centuries: `outside_input`'s
-// `s25_timers_of_duration_max_never_fire_and_break_nothing` and
+// Timers and a backoff of `Duration::MAX` over two centuries are checked in
+// `api_edges.rs`: `s25_timers_of_duration_max_never_fire_and_break_nothing` and
 // `s13_a_backoff_of_duration_max_stays_absent_and_a_stop_is_prompt`.
 
 #[message]

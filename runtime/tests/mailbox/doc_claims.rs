@@ -1,4 +1,4 @@
-//! Mailbox: claims of the README and the guides, one test each.
+//! Mailboxes as the docs describe them: drop-oldest dead-letters the oldest message.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Mailbox: edge cases and combinations of the local promises.
+//! Bounded mailboxes at their edges: drop-oldest pushes out into dead letters, and
+//! offers wait for room, in line, without overtaking each other (S29, S30).
 //!
 //! Every wait is bounded.
 
@@ -112,7 +113,8 @@ async fn s30_offers_wait_in_line_and_a_dropped_one_leaves_it(system: ActorSystem
     }
     drop(o4);
     gate.add_permits(1);
-    // Awaited one at a time (see outside_core_failing.rs for the two polled together).
+    // Awaited one at a time (`s30_a_later_offer_does_not_overtake_an_earlier_one` polls
+    // two together).
     assert!(timeout(T, o3).await.unwrap());
     assert!(timeout(T, o5).await.unwrap());
     assert_eq!(probe.receive_messages(4, T).await, [1, 2, 3, 5]);

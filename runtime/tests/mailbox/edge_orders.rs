@@ -1,4 +1,5 @@
-//! Mailbox: combinations and edge orders.
+//! A storm of dead letters seen by large, small and dropped subscriptions at once (S31,
+//! S49).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Mailbox: what the guides promise, tried as written.
+//! Concurrent publishers never miscount what a slow subscriber lost (S49).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Mailbox: combinations of the later features.
+//! An offer on a full drop-oldest mailbox waits and drops nothing, and
+//! `spawn_anonymous_with` gets a generated name and its bound (S2, S29, S30).
 //!
 //! Every wait is bounded.
 

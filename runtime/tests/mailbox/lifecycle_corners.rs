@@ -1,4 +1,5 @@
-//! Mailbox: restart limits, lifecycles and the corners of each feature.
+//! A reused name is a new incarnation that the old ref cannot reach, and a probe's
+//! bounds for no message and for a zero wait (S2, S48).
 //!
 //! Every wait is bounded.
 

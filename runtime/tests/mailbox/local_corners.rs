@@ -1,4 +1,4 @@
-//! Mailbox: corners of the local runtime.
+//! Names are unique among siblings, not across the tree (S2).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Mailbox: the least tested promises past their happy paths.
+//! Mailboxes past the happy path: scopes dropped while panicking or returning, senders
+//! mixing tells and offers on bounded and drop-oldest mailboxes, and tells racing a
+//! stop (S1, S3, S4, S5, S31).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,7 @@
-//! Remote: adapters, routers, faults and rebuilt peers across a link.
+//! Local features used across a link: adapters and reply refs in fields, a group of
+//! remote routees, delays, drops and partitions of the fault-injecting link, a peer
+//! reborn on the same port, a TLS link recovering from a quarantine, and remote
+//! restarts and leaves (S14, S28, S32, S36, S38-S44).
 //!
 //! Every wait is bounded.
 
@@ -7,6 +10,7 @@
 
 use crate::support::nodes::linked;
 use crate::support::nodes::{Ca, fast, slow_detector, watcher};
+use crate::support::nodes::{low_port, node_on};
 use crate::support::outside::letter_where;
 use crate::support::outside::{nothing_within, recv_within, take};
 use std::time::Duration;
@@ -490,34 +494,14 @@ async fn s40_dropped_messages_leave_the_rest_in_order_without_duplicates() {
 // S39 + S41 + S43: a peer system that comes back on the same port
 // ---------------------------------------------------------------------------------
 
-fn node_on(name: &str, port: u16) -> ActorSystem {
-    ActorSystem::builder(name)
-        .remote(
-            RemoteSettings::bind("127.0.0.1", port)
-                .heartbeat_interval(Duration::from_millis(100))
-                .unreachable_after(Duration::from_secs(20)),
-        )
-        .build()
-        .unwrap()
-}
-
-/// A free loopback port below the ephemeral range, so that no port-0 socket of a test
-/// running alongside takes it while b is down.
-fn low_port() -> u16 {
-    let start = 20_000 + (std::process::id() % 5_000) as u16;
-    (start..start + 5_000)
-        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
-        .expect("a free port")
-}
-
 // S39 + S41 + S43: b terminates; a watcher on a hears `Terminated` (system stopped);
 // a new system with the same name starts on the same port. A ref resolved before is
 // a dead letter `SessionEnded`, and a ref resolved again reaches the new actor.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_s41_s43_a_peer_reborn_on_the_same_port_needs_refs_resolved_again() {
-    let a = node_on("a", 0);
+    let a = node_on("a", 0, Duration::from_secs(20));
     let port = low_port();
-    let b = node_on("b", port);
+    let b = node_on("b", port, Duration::from_secs(20));
     let (sink, mut rx) = note_sink(&b, "sink");
     let old = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
     let mut ends = watcher(&a, "watcher", old.clone());
@@ -528,7 +512,7 @@ async fn s39_s41_s43_a_peer_reborn_on_the_same_port_needs_refs_resolved_again() 
     let ended = recv_within(&mut ends, BOUND).await;
     assert_eq!(ended.path(), old.path());
 
-    let b2 = node_on("b", port);
+    let b2 = node_on("b", port, Duration::from_secs(20));
     assert_eq!(b2.address(), b.address());
     let (sink2, mut rx2) = note_sink(&b2, "sink");
 

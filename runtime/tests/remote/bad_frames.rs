@@ -11,7 +11,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::support::outside::letter_within;
+use crate::support::outside::{letter_within, recv_within};
 use crate::support::raw_link;
 
 use std::time::{Duration, Instant};
@@ -504,13 +504,6 @@ async fn fake_peer(
     read_notes(&mut second, 2, &seen).await;
 }
 
-async fn next_seen(seen: &mut mpsc::UnboundedReceiver<Seen>) -> Seen {
-    tokio::time::timeout(WAIT, seen.recv())
-        .await
-        .expect("the fake peer reports within the bound")
-        .expect("the fake peer is running")
-}
-
 // S39: a peer that resets the connection this system dialled: what was queued or
 // in flight on it becomes dead letters `ConnectionLost` naming the peer, and the
 // next send dials again (the peer sees a second connection, and the note on it).
@@ -533,9 +526,9 @@ async fn s39_a_reset_by_the_peer_dead_letters_what_was_on_the_connection_and_dia
     for n in 1..=3 {
         to_fake.tell(Note(n));
     }
-    assert_eq!(next_seen(&mut seen).await, Seen::Connection(1));
+    assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Connection(1));
     for n in 1..=3 {
-        assert_eq!(next_seen(&mut seen).await, Seen::Note(1, n));
+        assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Note(1, n));
     }
 
     // Three notes held in the writer and the queue when the peer resets.
@@ -558,8 +551,8 @@ async fn s39_a_reset_by_the_peer_dead_letters_what_was_on_the_connection_and_dia
 
     toward.clear();
     to_fake.tell(Note(7));
-    assert_eq!(next_seen(&mut seen).await, Seen::Connection(2));
-    assert_eq!(next_seen(&mut seen).await, Seen::Note(2, 7));
+    assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Connection(2));
+    assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Note(2, 7));
     assert!(!a.is_quarantined(&peer));
 
     setup.good_link_delivers(1).await;

@@ -1,4 +1,5 @@
-//! Remote: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! A stop letters the stash, the queue and waiting offers once each, and terminate
+//! settles waiting offers (S19, S30, S31).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Remote: claims of the README and the guides, one test each.
+//! Remoting as the README and the guides describe it: the named examples exist, the
+//! secret required beyond loopback, the settings' defaults and `Debug`, a tell to a
+//! closed port, and a stopped peer heard at once.
 //!
 //! Every wait is bounded.
 

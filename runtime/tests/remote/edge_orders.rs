@@ -1,4 +1,5 @@
-//! Remote: combinations and edge orders.
+//! Waiting offers resolve `false` when their target stops, and terminate amid timers,
+//! offers, stashes, asks and a backoff accounts for everything (S19, S30, S31).
 //!
 //! Every wait is bounded.
 

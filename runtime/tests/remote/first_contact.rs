@@ -1,4 +1,7 @@
-//! Remote: what a new user tries first.
+//! What a new user tries first across a link: asks and refs round trip, dead letters
+//! naming the peer, secrets, versions and settings refused, dialling, ordering,
+//! watches, partitions, quarantine and its recovery, remote spawn, `offer` and
+//! `PeerUnreachable` (S18, S22, S23, S36-S44, S46, S47, S49).
 //!
 //! Every wait is bounded.
 
@@ -964,7 +967,7 @@ async fn s43_clear_quarantine_reconnect_and_re_resolve() {
         )
     })
     .await;
-    // (Which reason: see outside_remote_failing.rs, s43_old_ref_after_clear_is_session_ended.)
+    // (Which reason: see `s43_an_old_ref_after_the_quarantine_is_cleared_says_its_session_ended`.)
     assert_eq!(letter.take_message::<Note>(), Some(Note(1)));
     let fresh = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
     fresh.tell(Note(2));

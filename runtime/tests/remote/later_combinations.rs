@@ -1,4 +1,7 @@
-//! Remote: combinations of the later features.
+//! Remote asks, refs and watches combined with the later features: lost and delayed
+//! requests, pipelined asks, stashes discarding remote requests, routers, timers
+//! through a partition, offers, and reply refs passed on (S14, S18, S21-S23, S25, S32,
+//! S36, S37, S39-S42, S44, S45, S47).
 //!
 //! Every wait is bounded.
 
@@ -311,7 +314,7 @@ async fn s14_s44_a_remote_ask_held_in_a_stash_discarded_by_a_restart_ends() {
         "{outcome:?}"
     );
     // Locally this ask fails at once as `Unanswered`; across the link it waits
-    // for its deadline (see sweep11-findings.rs). Either way it ends.
+    // for its deadline. Either way it ends.
     assert!(started.elapsed() < T, "{:?}", started.elapsed());
     let again = remote
         .ask_with(|reply_to| Desk::Ask { n: 2, reply_to })

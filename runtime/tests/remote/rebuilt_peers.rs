@@ -1,4 +1,7 @@
-//! Remote: three systems, rebuilt peers, frames at the limit and remote spawn with routers.
+//! Three systems and peers rebuilt on the same address: refs handed on and watched,
+//! partitions between two of three, reply refs passed to a third system, old
+//! incarnations after a rebuild, remotely spawned pools, frames and offers at the frame
+//! limit, and TLS settings errors (S11, S14, S16, S22, S31, S32, S35-S47).
 //!
 //! Every wait is bounded.
 
@@ -8,12 +11,13 @@
 use crate::support::nodes::peer_of;
 use crate::support::nodes::{Ca, tls_reason};
 use crate::support::nodes::{given_up, partition_until_given_up, recover};
+use crate::support::nodes::{low_port, node_on};
 use crate::support::outside;
 use crate::support::outside::letter_where;
 #[allow(dead_code)]
 use crate::support::raw_link;
 use outside::{Boom, T, letters, ms, next};
-use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tapio::prelude::*;
 use tapio::remote::spawn::{RemoteSpawnError, Spawned, Spawner, SpawnerMsg};
@@ -192,32 +196,6 @@ fn quick_node(name: &str) -> ActorSystem {
         .remote(settings(ms(1500)))
         .build()
         .unwrap()
-}
-
-/// A system on `port`, with a detector giving up after `unreachable_after`.
-fn node_on(name: &str, port: u16, unreachable_after: Duration) -> ActorSystem {
-    ActorSystem::builder(name)
-        .remote(
-            RemoteSettings::bind("127.0.0.1", port)
-                .heartbeat_interval(ms(100))
-                .unreachable_after(unreachable_after),
-        )
-        .build()
-        .unwrap()
-}
-
-/// A free loopback port below the ephemeral range, a different one for each call,
-/// so that nothing else takes it while its system is down.
-fn low_port() -> u16 {
-    static NEXT: AtomicU16 = AtomicU16::new(0);
-    // 20,000 to 32,491: below Linux's ephemeral range (from 32,768).
-    let base = 20_000 + (std::process::id() % 1_500) as u16 * 8;
-    loop {
-        let port = base + NEXT.fetch_add(1, Ordering::SeqCst) % 500;
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
 }
 
 /// Two nodes with a calm detector.

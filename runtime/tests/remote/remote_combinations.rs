@@ -1,4 +1,6 @@
-//! Remote: remoting in combination.
+//! Remote watches, asks, refs and spawns combined with restarts, failures, sessions and
+//! partitions, and messages accounted for when a system terminates or a peer is given
+//! up (S14, S18, S22, S23, S28, S31, S36, S37, S39-S47).
 //!
 //! Every wait is bounded.
 

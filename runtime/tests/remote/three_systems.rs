@@ -1,4 +1,7 @@
-//! Remote: remoting with three systems in one process.
+//! Three systems in one process: refs handed on and going round, asks answered by
+//! another actor or a third system, message shapes and the frame limit, unknown and
+//! undecodable keys, cut connections, give-ups and leaves seen from each peer (S31,
+//! S35-S47).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,8 @@
-//! Remote: remoting and the local features together.
+//! Remoting with the local features: asks to stopped and restarting actors, adapters
+//! and reply refs sent home, anonymous actors, remote watches and unwatches, remote
+//! routers, bounded mailboxes fed by a peer, state machines and stashes holding remote
+//! asks, and stops and terminates racing a peer's tells (S2, S11, S13, S14, S18, S22,
+//! S23, S27-S29, S31, S32, S34, S36, S37, S40, S41, S44, S47).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,7 @@
-//! Router: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Routers with other features: bounded routees under broadcast, shrinking with queued
+//! work, asks through a router, blocking routees, groups of adapters, failing bounded
+//! routees, the behavior kit and probes as routees, and a router's own bound (S23,
+//! S28-S33, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Router: combinations of the later features.
+//! Routers under restarts, shrinks, backoff, resizes, broadcast asks and escalation:
+//! routees rebuilt at the last size, watched when removed, reached after a backoff, and
+//! answers after the first lettered (S13, S14, S16, S18, S21, S31, S32).
 //!
 //! Every wait is bounded.
 

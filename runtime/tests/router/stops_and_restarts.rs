@@ -1,4 +1,7 @@
-//! Router: the later features under stops, restarts and the testkit.
+//! Routers under stops and restarts: asks into a full router, groups with repeated
+//! refs, restarting and stash-overflowing routees, asks through adapters, resizes,
+//! stashed asks, timers of removed routees, and the testkit running or watching routers
+//! (S11, S15, S18, S21, S23, S25-S29, S31, S32, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Router: failures in signal handlers and setups, asks across restarts, routees backing off.
+//! A routee backing off keeps its turns (S13, S32).
 //!
 //! Every wait is bounded.
 

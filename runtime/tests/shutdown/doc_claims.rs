@@ -1,4 +1,5 @@
-//! Shutdown: claims of the README and the guides, one test each.
+//! Shutdown as the docs describe it: terminate begins when called, without being
+//! awaited, and `live_actors` counts the guardians and is zero after terminate.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Shutdown: edge cases and combinations of the local promises.
+//! Shutdown at its edges: a scope terminating on panic, bottom-up termination with busy
+//! async leaves, one deadline for the whole tree, and SIGTERM (S1, S19, S20).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Shutdown: combinations and edge orders.
+//! Events published in `PostStop` are read before the subscription ends (S19, S49).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Shutdown: restart limits, lifecycles and the corners of each feature.
+//! Terminate called twice and from inside an actor, after which spawning is refused
+//! (S1, S19).
 //!
 //! Every wait is bounded.
 

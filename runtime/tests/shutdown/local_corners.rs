@@ -1,4 +1,6 @@
-//! Shutdown: corners of the local runtime.
+//! Handlers at the shutdown deadline: a synchronous handler past it is cut off and
+//! reported, and an awaiting one is dropped, sees `PostStop` and leaks nothing (S19,
+//! S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Shutdown: the least tested promises past their happy paths.
+//! One SIGINT before anyone waits terminates two wired systems (S20).
 //!
 //! Every wait is bounded.
 

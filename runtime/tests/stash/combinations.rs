@@ -1,4 +1,6 @@
-//! Stash: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Stashes behind bounded mailboxes: a replay is never refused or pushed out by the
+//! bound, a fail overflow discards the stash, and asks held in a discarded stash or
+//! refused by a full mailbox fail at once (S14, S21, S23, S26, S27, S29).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Stash: claims of the README and the guides, one test each.
+//! The stash as the docs describe it: `unstash_all` replays in arrival order ahead of
+//! later messages, and a restart dead-letters what the stash held.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Stash: combinations and edge orders.
+//! The stash in unusual orders: the kit and a live actor agree on a stashing script, a
+//! replay into a fail mailbox, a failed child's name respawned at once, and an
+//! escalated overflow (S2, S16, S18, S26, S27, S29, S48).
 //!
 //! Every wait is bounded.
 

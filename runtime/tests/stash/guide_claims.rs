@@ -1,4 +1,5 @@
-//! Stash: what the guides promise, tried as written.
+//! The stash as the guides show it: an overflow restarts and discards the stash, and a
+//! signal outranks the replayed backlog (S26, S27).
 //!
 //! Every wait is bounded.
 

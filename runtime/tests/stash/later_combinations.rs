@@ -1,4 +1,6 @@
-//! Stash: combinations of the later features.
+//! Stashes with escalation, timers and adapters: a parent holding stashed messages
+//! restarted, one fixed-rate timer after an overflow restart, and stashed ticks and
+//! adapted messages replayed in order (S14, S16, S24-S28).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,7 @@
-//! Stash: corners of the local runtime.
+//! Corners of the stash: its accessors, stashing after `unstash_all`, failures
+//! mid-replay under restart and resume, a switch that drops the stash, stashed asks
+//! replayed late or into another behavior, and terminate lettering what it held (S11,
+//! S14, S19, S21-S23, S26, S27, S31).
 //!
 //! Every wait is bounded.
 

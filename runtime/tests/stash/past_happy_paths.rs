@@ -1,4 +1,4 @@
-//! Stash: the least tested promises past their happy paths.
+//! `unhandled` from six behavior shapes letters the type and keeps the behavior (S6).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Stash: the later features under stops, restarts and the testkit.
+//! Stashes with offers, timers and blocking calls: offers waiting behind a large
+//! replay, a stashed tick replayed after its timer was cancelled, and arrival order
+//! kept around a blocking load (S24, S27, S29, S30, S33).
 //!
 //! Every wait is bounded.
 

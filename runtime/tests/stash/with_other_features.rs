@@ -1,4 +1,6 @@
-//! Stash: remoting and the local features together.
+//! Stashes and stops: unstashing into `stopped` letters every held message, a stash
+//! outside `supervise` outlives the restart inside it, and an overflow that stops
+//! accounts for every message (S14, S26, S27, S31).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! State: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! State machines with other features: a bounded stashing state, ticks and adapted
+//! messages meeting the current state, a pool of machines, the behavior kit, and an ask
+//! held by a state discarded by a restart (S23, S26, S28, S32, S34, S48).
 //!
 //! Every wait is bounded.
 

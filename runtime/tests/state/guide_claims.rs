@@ -1,4 +1,6 @@
-//! State: what the guides promise, tried as written.
+//! State machines and the kit's replay as the guides show them: refusals, restarts back
+//! to the initial state, stashing states replaying and overflowing, and replays going
+//! ahead of what the unstashing handler sent (S27, S34).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! State: combinations of the later features.
+//! An ask queued behind a switch meets the next state, and a backlog stashed by two
+//! states in a row is taken in arrival order (S23, S27, S34).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! State: corners of the local runtime.
+//! Corners of state machines: entry and exit hooks around switches and stops, switching
+//! requests, a stashing state that stops, and a stashing state toggled under producers
+//! (S5, S21, S27, S31, S34).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! State: the later features under stops, restarts and the testkit.
+//! A lost state: the next ask is refused at once and a restart brings the state back,
+//! or the machine stops; the kit records a timer started by an entry hook (S11, S23,
+//! S25, S34, S48).
 //!
 //! Every wait is bounded.
 

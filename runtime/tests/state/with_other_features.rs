@@ -1,4 +1,6 @@
-//! State: remoting and the local features together.
+//! State machines with restarts and timers: hooks and signals in order across a
+//! restart, a timer outliving a switch, and an ask dropped by `otherwise` (S15, S21,
+//! S25, S34).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Supervision: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Waiting offers cross a restart with backoff in order (S13, S30).
 //!
 //! Every wait is bounded.
 

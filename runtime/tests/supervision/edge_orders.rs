@@ -1,4 +1,6 @@
-//! Supervision: combinations and edge orders.
+//! Supervision in unusual orders: clauses matching bare and boxed errors, escalation
+//! climbing and reaching the guardian, watches across restarts, asks and names during a
+//! backoff, and overflows escalated (S2, S10-S18, S22, S23, S29, S31).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Supervision: what the guides promise, tried as written.
+//! Supervision as the guides show it: a restart is no termination, and setup runs again
+//! on every restart (S7, S48).
 //!
 //! Every wait is bounded.
 

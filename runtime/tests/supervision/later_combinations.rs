@@ -1,4 +1,5 @@
-//! Supervision: combinations of the later features.
+//! A struct actor restarted comes back as the value spawned, and a child stopped by its
+//! parent's restart is heard by its watcher (S7, S11, S14, S18).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,7 @@
-//! Supervision: restart limits, lifecycles and the corners of each feature.
+//! Restart limits and lifecycle corners: a used-up limit stopping the actor, failing
+//! setups, `ChildFailed` handlers that stop or fail, children of restarting parents,
+//! the default stop's letters, escalations using up a parent's limit, and death pacts
+//! restarted (S7, S9-S12, S14-S18, S31).
 //!
 //! Every wait is bounded.
 

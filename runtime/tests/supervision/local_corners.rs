@@ -1,4 +1,7 @@
-//! Supervision: corners of the local runtime.
+//! Corners of supervision: terminate during a backoff, per-clause restart counts, the
+//! backoff count and its jitter, children kept across a restart, paths climbed in
+//! `ChildFailed`, `on_any_failure`, `setup_once`, and failing request handlers (S7,
+//! S9-S12, S14-S17, S19, S21).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Supervision: the least tested promises past their happy paths.
+//! Supervision past the happy path: nested supervise, resume past an await, restarts
+//! and stops in deep trees, stacked clauses against boxed errors and panics,
+//! escalations over several levels, and panicking `PostStop` handlers (S6-S18).
 //!
 //! Every wait is bounded.
 

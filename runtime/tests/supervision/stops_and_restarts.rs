@@ -1,4 +1,5 @@
-//! Supervision: the later features under stops, restarts and the testkit.
+//! Offers ride through restarts while a fail mailbox takes overflowing tells (S14, S29,
+//! S30).
 //!
 //! Every wait is bounded.
 

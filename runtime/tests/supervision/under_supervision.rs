@@ -1,4 +1,5 @@
-//! Supervision: failures in signal handlers and setups, asks across restarts, routees backing off.
+//! Failures in signal handlers and setups, asks across a backoff, and escalations
+//! through resuming or awaiting parents (S12, S13, S15, S16, S19, S23).
 //!
 //! Every wait is bounded.
 

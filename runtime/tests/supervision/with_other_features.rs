@@ -1,4 +1,5 @@
-//! Supervision: remoting and the local features together.
+//! A bounded mailbox keeps its bound during a backoff, and an ask whose handler fails
+//! under restart is unanswered at once (S11, S13, S23, S29).
 //!
 //! Every wait is bounded.
 

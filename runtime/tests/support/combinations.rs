@@ -1,4 +1,8 @@
-//! What the scenarios of features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts share across areas.
+//! Helpers for the modules that combine bounded mailboxes, offers, stashes, adapters
+//! and timers: a bounded mailbox config, the dead letters of a window, the check that
+//! an ask failed at once, one poll of a future, draining a probe, a gated sink of
+//! items, a loader whose dead letters are counted, and an owner with an adapter for a
+//! foreign protocol.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

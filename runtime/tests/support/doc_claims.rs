@@ -1,4 +1,6 @@
-//! What the scenarios of claims of the README and the guides, one test each share across areas.
+//! Helpers for the modules that check the claims of the README and the guides: a
+//! workspace file read as text, short bounds on waits, a `Get` request answered
+//! `Seven`, and a blocking job actor held by a gate.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -1,4 +1,7 @@
-//! What the scenarios of edge cases and combinations of the local promises share across areas.
+//! Helpers for the modules that test the local promises at their edges: a gated sink
+//! and its spawn behind a bounded mailbox, a gated setup, checks of a dead letter's
+//! reason and message, a watcher that reports `Terminated` as text, and a chain of slow
+//! `PostStop` handlers.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

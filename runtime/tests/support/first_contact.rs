@@ -1,4 +1,6 @@
-//! What the scenarios of what a new user tries first share across areas.
+//! Messages and helpers for the modules that try what a new user tries first across a
+//! link: notes, pings, holds and echoes, stopping an actor and waiting for its end, and
+//! the outcome of an ask run in a task.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

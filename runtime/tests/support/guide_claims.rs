@@ -1,4 +1,5 @@
-//! What the scenarios of what the guides promise, tried as written share across areas.
+//! The bound on waits and the `Weather` message of the modules that try the guides as
+//! written.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

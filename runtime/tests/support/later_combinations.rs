@@ -1,4 +1,5 @@
-//! What the scenarios of combinations of the later features share across areas.
+//! Helpers for the modules that combine the later features: parsing a `name n` line,
+//! the `Pulse` and `Cmd` protocols, a `Crash`, and a watcher that reports on a channel.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

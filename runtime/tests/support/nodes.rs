@@ -8,6 +8,7 @@ use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
     KeyUsagePurpose,
 };
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::Duration;
 use tapio::prelude::*;
 use tapio::remote::{PeerUnreachable, RemoteError, RemoteSettings, TlsSettings};
@@ -185,4 +186,32 @@ pub async fn linked(a: &ActorSystem, b: &ActorSystem, within: Duration) {
         .await
         .expect("reconnect hung")
         .expect("a links to b");
+}
+
+/// A system listening on 127.0.0.1:`port` (0: the OS picks), with heartbeats every
+/// 100 ms and a detector that gives a silent peer up after `unreachable_after`.
+pub fn node_on(name: &str, port: u16, unreachable_after: Duration) -> ActorSystem {
+    ActorSystem::builder(name)
+        .remote(
+            RemoteSettings::bind("127.0.0.1", port)
+                .heartbeat_interval(Duration::from_millis(100))
+                .unreachable_after(unreachable_after),
+        )
+        .build()
+        .unwrap()
+}
+
+/// A free loopback port below the ephemeral range, a different one for each call,
+/// so that no port-0 socket of a test running alongside takes it while the system
+/// that had it is down.
+pub fn low_port() -> u16 {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    // 20,000 to 32,491: below Linux's ephemeral range (from 32,768).
+    let base = 20_000 + (std::process::id() % 1_500) as u16 * 8;
+    loop {
+        let port = base + NEXT.fetch_add(1, Ordering::SeqCst) % 500;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }

@@ -1,4 +1,7 @@
-//! What the scenarios of races on a multi-thread runtime, each run in a bounded loop share across areas.
+//! The harness of the race tests: each case runs in a bounded loop of fresh systems on
+//! a multi-thread runtime; producers encode their id and sequence number in each
+//! message, and the checks account for every message as handled or lettered, in order,
+//! with nothing hung or leaked.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

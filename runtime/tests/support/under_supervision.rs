@@ -1,4 +1,5 @@
-//! What the scenarios of failures in signal handlers and setups, asks across restarts, routees backing off share across areas.
+//! The bound, the failure and the log of the modules on failures under supervision,
+//! from `outside`.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

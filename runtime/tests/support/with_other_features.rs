@@ -1,4 +1,6 @@
-//! What the scenarios of remoting and the local features together share across areas.
+//! Messages and helpers for the modules that use remoting with the local features:
+//! `Pong`, `Crash` and `Held`, receives until a channel closes, dead letters until
+//! quiet, a reporting behavior, and the check that an ask was unanswered at once.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -1,4 +1,5 @@
-//! Testkit: what the guides promise, tried as written.
+//! The behavior test kit as the guides show it: `run_async`, messages a behavior tells
+//! itself, a child's kit, and `receive_messages` (S48).
 //!
 //! Every wait is bounded.
 

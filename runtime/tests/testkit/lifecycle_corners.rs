@@ -1,4 +1,4 @@
-//! Testkit: restart limits, lifecycles and the corners of each feature.
+//! The behavior kit when a setup answers `stopped` or a child has stopped (S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Timers: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Timers behind bounded mailboxes: a waiting tick is kept, an offer waits behind a
+//! queued tick, and fixed-rate catch-up is not refused by a bound of one (S25, S29,
+//! S30).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Timers: combinations and edge orders.
+//! Timers in unusual orders: a fixed-rate timer across a backoff, a timer started in
+//! `PreRestart`, the kit's timer effects against live beats, ticks into a full fail
+//! mailbox, and `cancel_all` after a storm (S12, S15, S24, S25, S29, S48).
 //!
 //! Every wait is bounded.
 

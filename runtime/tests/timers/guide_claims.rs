@@ -1,4 +1,4 @@
-//! Timers: what the guides promise, tried as written.
+//! The behavior kit records the timer effects of setup and of handlers, in order (S48).
 //!
 //! Every wait is bounded.
 

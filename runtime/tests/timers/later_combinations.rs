@@ -1,4 +1,4 @@
-//! Timers: combinations of the later features.
+//! Resume keeps a running timer at its rate (S11, S25).
 //!
 //! Every wait is bounded.
 

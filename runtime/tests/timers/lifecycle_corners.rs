@@ -1,4 +1,6 @@
-//! Timers: restart limits, lifecycles and the corners of each feature.
+//! Timer keys and lifecycles: cancel then start, a key reused with another message and
+//! mode, restarts of timers started inside `supervise`, timelines behind a slow actor,
+//! and a single timer due after its actor stopped (S14, S25, S31, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Timers: corners of the local runtime.
+//! Corners of timers: `is_active`, `cancel_all` dropping queued ticks, timers started
+//! in or after `PostStop`, a key started again, and the kit's records (S25, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,7 @@
-//! Timers: the least tested promises past their happy paths.
+//! Timers past the happy path: ticks during awaiting handlers, cancels and restarts of
+//! a key, ticks on full mailboxes, fixed delay behind a stall, failing and unhandled
+//! ticks, records on a multi-thread runtime, and switching to behaviors that start
+//! timers (S6, S7, S8, S24, S25, S29).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Timers: the later features under stops, restarts and the testkit.
+//! One timer seen through two scheduler clones, and a key replaced by another mode
+//! keeping its exact timeline (S25).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Timers: failures in signal handlers and setups, asks across restarts, routees backing off.
+//! A key replaced from its own tick (S25).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Timers: remoting and the local features together.
+//! Timers with restarts and stops: no tick of a failed incarnation reaches the next, a
+//! stop drops queued ticks, and terminating busy branches is prompt and clean (S13,
+//! S19, S25, S31).
 //!
 //! Every wait is bounded.
 

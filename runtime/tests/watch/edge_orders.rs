@@ -1,4 +1,5 @@
-//! Watch: combinations and edge orders.
+//! Watch, unwatch and watch again of a live target hears one `Terminated`, and watching
+//! an actor of a terminated system hears it once (S18).
 //!
 //! Every wait is bounded.
 

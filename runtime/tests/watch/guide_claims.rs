@@ -1,4 +1,6 @@
-//! Watch: what the guides promise, tried as written.
+//! Watching as the guides show it with the testkit: the kit turns an unhandled
+//! `Terminated` into a death pact, and `expect_terminated` for an actor already dead
+//! (S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Watch: combinations of the later features.
+//! A name is free once a watcher that is not the parent hears `Terminated` (S2, S18).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Watch: restart limits, lifecycles and the corners of each feature.
+//! Watch sequences on a dead actor, an actor watching itself, a stop before the first
+//! message, and a probe watching twice (S18, S31, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Watch: corners of the local runtime.
+//! A signal handler switching the behavior for the next message, and probe expectations
+//! failing at once on a terminated system or another end (S6, S18, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Watch: the least tested promises past their happy paths.
+//! `Terminated` waits for the awaiting handler to end (S4, S18).
 //!
 //! Every wait is bounded.
 
