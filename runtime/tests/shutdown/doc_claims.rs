@@ -27,7 +27,7 @@ async fn terminate_begins_when_called_without_being_awaited() {
         .unwrap();
 }
 
-// runtime/src/system/mod.rs (`live_actors`), as the brief asks: "How many actor tasks
+// What the doc of `live_actors` (runtime/src/system/mod.rs) says: "How many actor tasks
 // are running, guardians included: zero once the system has terminated".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_actors_counts_guardians_and_is_zero_after_terminate() {

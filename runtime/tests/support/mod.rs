@@ -1,5 +1,5 @@
 //! What the test binaries share: bounds on waits, probes and sinks, captured logs,
-//! two-node setups, a raw TCP client, and the helpers that scenarios of several areas
+//! two-node setups, a raw TCP client, and the helpers that tests of several areas
 //! use. Each binary compiles all of it and uses some, so what one leaves unused is
 //! not a warning.
 #![allow(dead_code, unused_imports)]

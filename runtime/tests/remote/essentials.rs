@@ -1454,7 +1454,7 @@ async fn s44_ask_after_peer_system_stopped_fails_fast() {
 }
 
 // ---------------------------------------------------------------------------------
-// Broken promises the scenarios above found, as fixed
+// Promises that were once broken, held to as fixed
 // ---------------------------------------------------------------------------------
 
 // S23 across a link: a remote target that stops with the request in hand fails the
