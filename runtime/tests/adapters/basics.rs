@@ -6,6 +6,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::recv_within;
 use std::time::Duration;
 
 use tapio::prelude::*;
@@ -70,13 +71,6 @@ fn owner(
     })
 }
 
-async fn recv<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> T {
-    tokio::time::timeout(WAIT, rx.recv())
-        .await
-        .expect("in time")
-        .expect("the sender lives")
-}
-
 fn spawn_owner(system: &ActorSystem, name: &str, behavior: Behavior<Session>) -> ActorRef<Session> {
     system.spawn(behavior, name).unwrap()
 }
@@ -88,7 +82,7 @@ async fn s28_an_adapter_s_messages_keep_their_place_among_the_owner_s(system: Ac
     let (adapters_tx, mut adapters) = mpsc::unbounded_channel();
     let (seen_tx, mut seen) = mpsc::unbounded_channel();
     let session = spawn_owner(&system, "session", owner(adapters_tx, seen_tx));
-    let tokens = recv(&mut adapters).await;
+    let tokens = recv_within(&mut adapters, WAIT).await;
     assert!(
         tokens
             .path()
@@ -105,7 +99,7 @@ async fn s28_an_adapter_s_messages_keep_their_place_among_the_owner_s(system: Ac
         Session::Said("b".into()),
         Session::Authenticated("t-2".into()),
     ] {
-        assert_eq!(recv(&mut seen).await, expected);
+        assert_eq!(recv_within(&mut seen, WAIT).await, expected);
     }
 }
 
@@ -119,17 +113,23 @@ async fn s28_a_failed_translation_is_the_owner_s_failure(system: ActorSystem) {
         .on_failure::<EmptyToken>(SupervisorStrategy::restart())
         .on_failure::<Panicked>(SupervisorStrategy::restart());
     let _session: ActorRef<Session> = system.spawn(supervised, "session").unwrap();
-    let first = recv(&mut adapters).await;
+    let first = recv_within(&mut adapters, WAIT).await;
     first.tell(Token(String::new()));
     // The restart ran the setup again: a new adapter was handed out.
-    let second = recv(&mut adapters).await;
+    let second = recv_within(&mut adapters, WAIT).await;
     second.tell(Token("panic".into()));
-    let third = recv(&mut adapters).await;
+    let third = recv_within(&mut adapters, WAIT).await;
     // Every adapter of the type uses the current translation; the first still works.
     first.tell(Token("t-3".into()));
     third.tell(Token("t-4".into()));
-    assert_eq!(recv(&mut seen).await, Session::Authenticated("t-3".into()));
-    assert_eq!(recv(&mut seen).await, Session::Authenticated("t-4".into()));
+    assert_eq!(
+        recv_within(&mut seen, WAIT).await,
+        Session::Authenticated("t-3".into())
+    );
+    assert_eq!(
+        recv_within(&mut seen, WAIT).await,
+        Session::Authenticated("t-4".into())
+    );
 }
 
 // S28: the adapter stops with its owner: a message told to it afterwards is a dead
@@ -141,7 +141,7 @@ async fn s28_an_adapter_stops_with_its_owner(system: ActorSystem) {
     let (adapters_tx, mut adapters) = mpsc::unbounded_channel();
     let (seen_tx, _seen) = mpsc::unbounded_channel();
     let session = spawn_owner(&system, "session", owner(adapters_tx, seen_tx));
-    let tokens = recv(&mut adapters).await;
+    let tokens = recv_within(&mut adapters, WAIT).await;
     probe.watch(&session);
     system.stop(&session).unwrap();
     probe.expect_terminated(&session, WAIT).await;
@@ -176,10 +176,10 @@ async fn s28_an_adapter_cannot_be_watched_or_asked(system: ActorSystem) {
             "watcher",
         )
         .unwrap();
-    let refused = recv(&mut refusals).await.unwrap_err();
+    let refused = recv_within(&mut refusals, WAIT).await.unwrap_err();
     assert_eq!(refused.owner.to_string(), "/user/watcher");
     assert!(refused.to_string().contains("watch the owner"));
-    let adapter = recv(&mut refs).await;
+    let adapter = recv_within(&mut refs, WAIT).await;
     match adapter.ask_with(|reply_to| HowMany { reply_to }).await {
         Err(AskError::Adapter { target }) => assert_eq!(&target, adapter.path()),
         other => panic!("expected AskError::Adapter, got {other:?}"),
@@ -204,9 +204,12 @@ async fn s28_an_adapter_takes_the_reply_of_another_actor(system: ActorSystem) {
     let (seen_tx, mut seen) = mpsc::unbounded_channel();
     let session = spawn_owner(&system, "session", owner(adapters_tx, seen_tx));
     session.tell(Session::Login(service));
-    assert!(matches!(recv(&mut seen).await, Session::Login(_)));
+    assert!(matches!(
+        recv_within(&mut seen, WAIT).await,
+        Session::Login(_)
+    ));
     assert_eq!(
-        recv(&mut seen).await,
+        recv_within(&mut seen, WAIT).await,
         Session::Authenticated("token-for-ada".into())
     );
 }
@@ -236,9 +239,9 @@ async fn s28_a_full_mailbox_still_takes_what_an_adapter_hands_it(system: ActorSy
     };
     let mailbox = MailboxConfig::bounded(1, OverflowStrategy::DropNew).unwrap();
     let session: ActorRef<Session> = system.spawn_with(behavior, "full", mailbox).unwrap();
-    let tokens = recv(&mut adapters).await;
+    let tokens = recv_within(&mut adapters, WAIT).await;
     session.tell(Session::Said("first".into()));
-    recv(&mut started).await;
+    recv_within(&mut started, WAIT).await;
     session.tell(Session::Said("queued".into())); // the mailbox is full from here on
     tokens.tell(Token("adapted".into()));
     session.tell(Session::Said("refused".into()));
@@ -249,10 +252,13 @@ async fn s28_a_full_mailbox_still_takes_what_an_adapter_hands_it(system: ActorSy
     assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
     gate.add_permits(100);
     for expected in ["first", "queued"] {
-        assert_eq!(recv(&mut seen).await, Session::Said(expected.into()));
+        assert_eq!(
+            recv_within(&mut seen, WAIT).await,
+            Session::Said(expected.into())
+        );
     }
     assert_eq!(
-        recv(&mut seen).await,
+        recv_within(&mut seen, WAIT).await,
         Session::Authenticated("adapted".into())
     );
 }

@@ -1,4 +1,6 @@
-//! Adapters: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Adapters behind a bounded mailbox: drop-oldest and drop-new account for adapted and
+//! direct messages alike, under contention too, and an offer waits behind adapted
+//! messages over the bound (S28, S29, S30).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Adapters: claims of the README and the guides, one test each.
+//! Adapters as the docs describe them: asking an adapter is refused at once.
 //!
 //! Every wait is bounded.
 

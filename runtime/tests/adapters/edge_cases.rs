@@ -1,4 +1,4 @@
-//! Adapters: edge cases and combinations of the local promises.
+//! An adapter's failed translation is its owner's failure (S28).
 //!
 //! Every wait is bounded.
 

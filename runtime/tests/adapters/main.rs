@@ -10,13 +10,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod across_restarts;
 pub mod basics;
 pub mod combinations;
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod edge_orders;
-pub mod guide_claims;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod escalation_and_namesakes;
+pub mod full_and_stopping_owners;
+pub mod panics_and_paths;
 pub mod races;
-pub mod stops_and_restarts;
+pub mod translation;

@@ -1,4 +1,6 @@
-//! Adapters: races on a multi-thread runtime, each run in a bounded loop.
+//! Adapters and restarts on a multi-thread runtime, each case run in a bounded loop:
+//! asks during a backoff, adapted and direct tells at a stop, and watchers under
+//! restarts (S13, S14, S28).
 //!
 //! Every wait is bounded.
 

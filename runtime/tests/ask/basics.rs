@@ -6,6 +6,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::ms;
 use std::time::Duration;
 
 use tapio::prelude::*;
@@ -14,10 +15,6 @@ use tapio::{AskError, DeadLetter, DeadLetterReason};
 use tokio::sync::watch;
 
 const SECOND: Duration = Duration::from_secs(1);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 #[message]
 #[derive(Debug, PartialEq)]

@@ -1,4 +1,5 @@
-//! Ask: claims of the README and the guides, one test each.
+//! Asks as the docs describe them: an ask to a full bounded mailbox fails at once with
+//! `MailboxFull`.
 //!
 //! Every wait is bounded.
 

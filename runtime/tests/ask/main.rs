@@ -11,13 +11,13 @@
 mod support;
 
 pub mod basics;
+pub mod deadline;
 pub mod doc_claims;
-pub mod edge_orders;
-pub mod first_contact;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod lifecycle_corners;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod late_and_stopped;
+pub mod late_reply;
+pub mod lifetime;
+pub mod many_senders;
 pub mod races;
+pub mod reply_refs_elsewhere;
 pub mod reply_then;
+pub mod unusual_ends;

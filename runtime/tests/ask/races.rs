@@ -1,4 +1,6 @@
-//! Ask: races on a multi-thread runtime, each run in a bounded loop.
+//! Asks racing stops, full mailboxes, terminate and deadlines on a multi-thread
+//! runtime, each case run in a bounded loop: each fails at once or is answered or
+//! lettered exactly once (S19, S22, S23, S29, S31).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Blocking: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! An ask from a handler inside a blocking call fails at once when its target stops, on
+//! one worker and on two (S23, S33).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Blocking: claims of the README and the guides, one test each.
+//! `run_blocking` as the docs describe it: a panic in the call is a `Panicked` failure.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Blocking: edge cases and combinations of the local promises.
+//! `run_blocking` keeps other actors running, and a panic in the call is the actor's
+//! failure (S33).
 //!
 //! Every wait is bounded.
 

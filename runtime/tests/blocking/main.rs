@@ -12,8 +12,8 @@ mod support;
 
 pub mod basics;
 pub mod combinations;
+pub mod corners;
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod local_corners;
-pub mod stops_and_restarts;
-pub mod under_supervision;
+pub mod stops;
+pub mod supervised;

@@ -8,6 +8,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::ms;
 use std::time::Duration;
 
 use tapio::BoxError;
@@ -15,10 +16,6 @@ use tapio::prelude::*;
 use tapio::testkit::{BehaviorTestKit, TestProbe};
 
 const SECOND: Duration = Duration::from_secs(1);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 #[message]
 #[derive(Debug, PartialEq)]

@@ -1,4 +1,6 @@
-//! Core: claims of the README and the guides, one test each.
+//! Claims of the README and the guides about the workspace and the system: the pinned
+//! toolchain and edition, the separate bench workspace, dropped system handles, scoped
+//! systems, and TLS settings from bad PEM.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,6 @@
-//! Core: edge cases and combinations of the local promises.
+//! The core promises at their edges: guardians, names taken, freed, refused and
+//! anonymous, per-sender order with concurrent senders, and `unhandled` keeping a
+//! switched behavior (S1, S2, S5, S6).
 //!
 //! Every wait is bounded.
 

@@ -17,7 +17,7 @@ pub mod doc_claims;
 pub mod edge_cases;
 pub mod lifecycle;
 pub mod logging;
-pub mod past_happy_paths;
+pub mod many_systems_and_threads;
 pub mod races;
 pub mod setup_once;
 pub mod setup_once_log;

@@ -1,4 +1,5 @@
-//! Core: races on a multi-thread runtime, each run in a bounded loop.
+//! Replies are serial on a multi-thread runtime, and a reply-then-stop cannot be
+//! overtaken (S4); run in a bounded loop.
 //!
 //! Every wait is bounded.
 

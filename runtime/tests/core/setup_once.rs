@@ -1,7 +1,7 @@
 //! `Behaviors::setup_once`: deferred construction (S7) with a factory that runs
 //! once, so it can move a one-shot value into the actor. A restart cannot run it
 //! again (S11, S14): the actor stops with `RestartWithoutFactory` (what the log
-//! says is checked in `friction_setup_once_log.rs`).
+//! says is checked in `setup_once_log.rs`).
 
 // Test crates declare `pub` messages for `#[actor]`'s public protocol enums; the
 // library's documentation lints do not apply to them, nor does its ban on unwrapping.

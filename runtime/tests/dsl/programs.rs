@@ -1,7 +1,7 @@
-//! A second outside-in sweep of the macro DSL, written as a demanding new user would,
-//! from the README, `docs/`, the macros' and the public items' doc comments, DESIGN.md
-//! ("What the compiler must refuse") and docs/semantics.md only. Each module is one small
-//! but realistic program that combines DSL features (`#[message]` with `reply` and
+//! Small programs in the macro DSL, held to what the README, `docs/`, the macros' and
+//! the public items' doc comments, DESIGN.md ("What the compiler must refuse") and
+//! docs/semantics.md say. Each module is one small but realistic program that
+//! combines DSL features (`#[message]` with `reply` and
 //! `remote`, `#[actor]` with helpers, `Ctx`, `async` and `Result` handlers, `ReplyThen`,
 //! `#[signal]`, state machines with `#[state]`, stashing, `#[otherwise]`, hooks,
 //! adapters, timers, setup with children, `#[remote_behavior]`, `#[tapio::test]`), and
@@ -13,29 +13,13 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_where;
 use std::time::Duration;
 
 use tapio::prelude::*;
-use tapio::{DeadLetter, DeadLetterReason, Subscription};
+use tapio::{DeadLetter, DeadLetterReason};
 
 const T: Duration = Duration::from_secs(5);
-
-/// The next dead letter for which `pick` holds, within `T`.
-async fn next_letter(
-    letters: &mut Subscription<DeadLetter>,
-    pick: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    tokio::time::timeout(T, async {
-        loop {
-            let letter = letters.recv().await.expect("the stream is open");
-            if pick(&letter) {
-                return letter;
-            }
-        }
-    })
-    .await
-    .expect("a dead letter within the bound")
-}
 
 /// A bank account: requests answered with `Result<u64, BankError>`, a deposit told,
 /// an error that is an answer (not a failure), and the typed helpers.
@@ -312,7 +296,7 @@ async fn s21_reply_then_stop_answers_first_then_stops() {
     assert_eq!(items, ["gold", "deeds"]);
     probe.expect_terminated(&vault, T).await;
     vault.tell(Store("late".into()));
-    let letter = next_letter(&mut letters, |l| l.is::<Store>()).await;
+    let letter = letter_where(&mut letters, T, |l| l.is::<Store>()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
     assert_eq!(
         letter.take_message::<Store>().map(|s| s.0),
@@ -332,7 +316,7 @@ async fn s6_reply_then_new_switches_after_answering() {
     vault.tell(Store("a".into()));
     assert_eq!(vault.ask(Seal).timeout(T).await.unwrap(), 1);
     vault.tell(Store("b".into()));
-    let letter = next_letter(&mut letters, |l| l.short_message_type() == "Store").await;
+    let letter = letter_where(&mut letters, T, |l| l.short_message_type() == "Store").await;
     assert_eq!(letter.reason(), &DeadLetterReason::Unhandled);
     let asked = vault.ask(Count).timeout(Duration::from_secs(1)).await;
     assert!(asked.is_err(), "{asked:?}");
@@ -659,7 +643,7 @@ async fn s34_refused_by_the_state_that_does_not_handle_it() {
         .spawn(Machine::new(Conn::default(), Disconnected), "conn")
         .unwrap();
     conn.tell(Send("too early".into()));
-    let letter = next_letter(&mut letters, |l| l.is::<Send>()).await;
+    let letter = letter_where(&mut letters, T, |l| l.is::<Send>()).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::NotHandledInState("Disconnected")
@@ -719,7 +703,7 @@ async fn s26_stash_capacity_from_the_actor_attribute_overflows() {
     conn.tell(Send("1".into()));
     conn.tell(Send("2".into()));
     conn.tell(Send("3".into()));
-    let letter = next_letter(&mut letters, |l| l.is::<Send>()).await;
+    let letter = letter_where(&mut letters, T, |l| l.is::<Send>()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::StashFull);
     probe.expect_terminated(&conn, T).await;
     system.terminate().await;
@@ -869,7 +853,7 @@ async fn s34_otherwise_takes_what_the_state_has_no_handler_for() {
     door.tell(Unlock { code: 42 });
     door.tell(Visitor::Postman);
     door.tell(Knock);
-    let letter = next_letter(&mut letters, |l| l.is::<Knock>()).await;
+    let letter = letter_where(&mut letters, T, |l| l.is::<Knock>()).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::NotHandledInState("Open")
@@ -1896,11 +1880,14 @@ async fn s31_unhandled_and_unexpected_answers_are_dead_letters() {
         channel: Channel::Pager,
         text: "wake up".into(),
     });
-    let letter = next_letter(&mut letters, |l| l.reason() == &DeadLetterReason::Unhandled).await;
+    let letter = letter_where(&mut letters, T, |l| {
+        l.reason() == &DeadLetterReason::Unhandled
+    })
+    .await;
     assert_eq!(letter.short_message_type(), "Notify");
     assert_eq!(letter.recipient(), notifier.path());
     notifier.tell(Sent);
-    let letter = next_letter(&mut letters, |l| {
+    let letter = letter_where(&mut letters, T, |l| {
         l.reason() == &DeadLetterReason::NoReplyExpected
     })
     .await;

@@ -5,8 +5,8 @@
 //! ones, state machines split over modules, a remote factory, and a protocol enum
 //! driven by a hand-written stub. Each module is one shape and has its own test.
 //!
-//! Shapes that do not compile are not here: they are the findings of the DSL review
-//! that wrote this file (see its commit message).
+//! Only shapes that compile are here; what the compiler must refuse is checked in
+//! `ui-tests`.
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -7,12 +7,13 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::time::Duration;
 
 use tapio::events::{CapacityError, Received};
 use tapio::prelude::*;
 use tapio::testkit::TestProbe;
-use tapio::{DeadLetter, DeadLetterReason, Subscription};
+use tapio::{DeadLetter, DeadLetterReason};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -41,13 +42,6 @@ impl Desk {
     fn shelve(&mut self, _: Shelf) {}
 }
 
-async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    match tokio::time::timeout(SECOND, letters.recv()).await {
-        Ok(Some(letter)) => letter,
-        other => panic!("no dead letter within a second: {other:?}"),
-    }
-}
-
 // S31: a message that went nowhere is published with the message itself (inside a
 // protocol enum, the message, not the enum), its recipient and the reason. A message
 // a handler left unhandled was consumed by that handler: its letter names the
@@ -59,7 +53,7 @@ async fn a_dead_letter_names_the_message_the_recipient_and_the_reason(system: Ac
     let desk = system.spawn(Desk, "desk").unwrap();
 
     desk.tell(Lookup("Dune".into()));
-    let unhandled = next_letter(&mut letters).await;
+    let unhandled = letter_within(&mut letters, SECOND).await;
     assert_eq!(unhandled.reason(), &DeadLetterReason::Unhandled);
     assert_eq!(unhandled.recipient().to_string(), "/user/desk");
     assert_eq!(unhandled.short_message_type(), "Lookup");
@@ -76,7 +70,7 @@ async fn a_dead_letter_names_the_message_the_recipient_and_the_reason(system: Ac
     desk.tell(Shelf {
         title: "Ulysses".into(),
     });
-    let stopped = next_letter(&mut letters).await;
+    let stopped = letter_within(&mut letters, SECOND).await;
     assert_eq!(stopped.reason(), &DeadLetterReason::RecipientStopped);
     assert_eq!(stopped.short_message_type(), "Shelf");
     assert!(stopped.is::<Shelf>());
@@ -111,7 +105,7 @@ async fn messages_queued_behind_a_stop_are_not_lost(system: ActorSystem) {
     let mut lost = Vec::new();
     for _ in 1..5 {
         lost.push(
-            next_letter(&mut letters)
+            letter_within(&mut letters, SECOND)
                 .await
                 .take_message::<u64>()
                 .unwrap(),
@@ -146,7 +140,7 @@ async fn an_empty_behavior_dead_letters_the_message_itself(system: ActorSystem) 
     let mut letters = system.events().subscribe::<DeadLetter>();
     let nothing = system.spawn(Behaviors::empty::<u64>(), "nothing").unwrap();
     nothing.tell(5_u64);
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, SECOND).await;
     assert_eq!(letter.reason(), &DeadLetterReason::Unhandled);
     assert_eq!(letter.take_message::<u64>(), Some(5));
 }
@@ -181,7 +175,7 @@ async fn a_storm_with_no_subscriber_keeps_nothing(system: ActorSystem) {
     let mut letters = system.events().subscribe::<DeadLetter>();
     assert_eq!(letters.buffered(), 0);
     once.tell(STORM + 1);
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, SECOND).await;
     assert_eq!(letter.take_message::<u64>(), Some(STORM + 1));
     assert!(letters.try_recv().is_none());
     assert_eq!(letters.lost(), 0);
@@ -217,7 +211,7 @@ async fn a_subscriber_that_never_reads_holds_its_capacity_and_counts_the_rest(sy
     }
     // Reading has made room again; the count of what was lost stays.
     once.tell(STORM + 1);
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, SECOND).await;
     assert_eq!(letter.take_message::<u64>(), Some(STORM + 1));
     assert_eq!(letters.lost(), STORM - capacity as u64);
 }
@@ -239,7 +233,7 @@ async fn a_subscriber_that_keeps_up_loses_nothing(system: ActorSystem) {
         }
         for _ in 0..8 {
             read += 1;
-            let letter = next_letter(&mut letters).await;
+            let letter = letter_within(&mut letters, SECOND).await;
             assert_eq!(letter.take_message::<u64>(), Some(read));
         }
     }

@@ -1,4 +1,4 @@
-//! Events: edge cases and combinations of the local promises.
+//! A tell after a stop is a dead letter that carries its value (S3, S31).
 //!
 //! Every wait is bounded.
 

@@ -10,10 +10,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod churning_subscriptions;
 pub mod dead_letters;
 pub mod edge_cases;
-pub mod edge_orders;
-pub mod first_contact;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod local_corners;
+pub mod losses;
+pub mod stream;
+pub mod subscribe;
+pub mod user_events;

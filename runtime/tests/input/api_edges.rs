@@ -1,6 +1,5 @@
-//! Outside-in scenarios for bad input and errors across the public API, written from
-//! `docs/semantics.md` and the public docs, the way a demanding new user would poke at it:
-//! every entry point that takes user input at its edges (zero, empty, huge,
+//! Bad input and errors across the public API, held to `docs/semantics.md` and the
+//! public docs: every entry point that takes user input at its edges (zero, empty, huge,
 //! duplicates, names, paths and URIs that cannot be), calls after the system has
 //! terminated or on an actor that has stopped, from inside an actor as well as from
 //! outside, and a second call where one is expected. The standard held to: bad input
@@ -11,6 +10,10 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::nodes::{closed_port, remote_error};
+use crate::support::outside::letter_where;
+use crate::support::outside::ms;
+use crate::support::outside::{panic_text, pass_two_centuries};
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -30,10 +33,6 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::time::{Instant, timeout};
 
 const T: Duration = Duration::from_secs(5);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("boom: a test failure")]
@@ -119,22 +118,6 @@ fn holder(held_to: ActorRef<u64>) -> Behavior<Cmd> {
     })
 }
 
-/// The next dead letter that `pick` accepts, skipping others.
-async fn letter_where(
-    letters: &mut tapio::Subscription<DeadLetter>,
-    mut pick: impl FnMut(&DeadLetter) -> bool,
-) -> DeadLetter {
-    loop {
-        let letter = timeout(T, letters.recv())
-            .await
-            .expect("a dead letter in time")
-            .expect("the event stream is open");
-        if pick(&letter) {
-            return letter;
-        }
-    }
-}
-
 /// What a spawn call answered, as text comparable across entry points.
 fn outcome<Q: Message>(result: Result<ActorRef<Q>, SpawnError>) -> String {
     match result {
@@ -143,15 +126,6 @@ fn outcome<Q: Message>(result: Result<ActorRef<Q>, SpawnError>) -> String {
         Err(SpawnError::NameTaken { .. }) => "taken".into(),
         Err(other) => format!("other: {other}"),
     }
-}
-
-/// The text of a panic payload.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-        .unwrap_or_else(|| "<not text>".into())
 }
 
 static PANIC_HOOK: std::sync::Once = std::sync::Once::new();
@@ -733,7 +707,7 @@ async fn input_every_call_after_termination_answers_at_once() {
     let mut letters = system.events().subscribe::<DeadLetter>();
     let inbox = TestInbox::<u64>::new();
     echo.tell((7, inbox.actor_ref().clone()));
-    let letter = letter_where(&mut letters, |l| l.recipient() == echo.path()).await;
+    let letter = letter_where(&mut letters, T, |l| l.recipient() == echo.path()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
 
     let asked = timeout(T, holder.ask_with(Cmd::Hold).timeout(Duration::MAX))
@@ -1146,7 +1120,7 @@ async fn input_calls_from_inside_post_stop_are_refused_or_harmless(system: Actor
     probe.expect_terminated(&actor, T).await;
     let adapter = timeout(T, adapter_rx.recv()).await.unwrap().unwrap();
     adapter.tell("abc".to_owned());
-    let letter = letter_where(&mut letters, |l| l.recipient() == adapter.path()).await;
+    let letter = letter_where(&mut letters, T, |l| l.recipient() == adapter.path()).await;
     assert_eq!(letter.take_message::<String>().as_deref(), Some("abc"));
     TestProbe::<u64>::new(&system)
         .expect_no_message(ms(50))
@@ -1261,7 +1235,7 @@ async fn s30_offer_within_zero_and_duration_max(system: ActorSystem) {
         "{:?}",
         started.elapsed()
     );
-    let letter = letter_where(&mut letters, |l| l.recipient() == sink.path()).await;
+    let letter = letter_where(&mut letters, T, |l| l.recipient() == sink.path()).await;
     assert_eq!(letter.reason(), &DeadLetterReason::OfferTimedOut);
     assert_eq!(letter.take_message::<u64>(), Some(3));
     let waiting = {
@@ -1336,7 +1310,10 @@ async fn s22_ask_with_a_zero_deadline_times_out_at_once(system: ActorSystem) {
     assert!(started.elapsed() < ms(100), "{:?}", started.elapsed());
     assert_eq!(held.expect_message(T).await, 0, "the request arrived");
     holder.tell(Cmd::Release(9));
-    let letter = letter_where(&mut letters, |l| l.reason() == &DeadLetterReason::AskEnded).await;
+    let letter = letter_where(&mut letters, T, |l| {
+        l.reason() == &DeadLetterReason::AskEnded
+    })
+    .await;
     assert_eq!(letter.take_message::<u64>(), Some(9));
 
     // An actor that answers at once, asked with a zero deadline: an answer or a
@@ -1418,7 +1395,10 @@ async fn s22_an_actor_asking_itself_times_out_and_goes_on(system: ActorSystem) {
         .unwrap();
     narcissist.tell(Selfish::Go(probe.actor_ref().clone()));
     assert_eq!(probe.expect_message(T).await, "timeout");
-    let letter = letter_where(&mut letters, |l| l.reason() == &DeadLetterReason::AskEnded).await;
+    let letter = letter_where(&mut letters, T, |l| {
+        l.reason() == &DeadLetterReason::AskEnded
+    })
+    .await;
     assert_eq!(letter.take_message::<u64>(), Some(42));
     let asked = timeout(T, narcissist.ask_with(Selfish::Query).timeout(T))
         .await
@@ -1428,15 +1408,6 @@ async fn s22_an_actor_asking_itself_times_out_and_goes_on(system: ActorSystem) {
 }
 
 // ---------------------------------------------------------------------------------
-/// Let two centuries of paused time pass: past tokio's thirty years for a sleep this
-/// long, and past the century a deadline that did not fit the clock once stood for.
-/// `sleep_until`, as `tokio::time::sleep` stops at thirty years.
-async fn pass_two_centuries() {
-    let start = tokio::time::Instant::now();
-    let two_centuries = Duration::from_secs(200 * 365 * 24 * 3600);
-    tokio::time::sleep_until(start + two_centuries).await;
-    assert!(start.elapsed() >= two_centuries, "{:?}", start.elapsed());
-}
 
 // Timers (S24, S25)
 // ---------------------------------------------------------------------------------
@@ -1698,7 +1669,7 @@ async fn s31_a_stash_kept_after_its_actor_stopped_loses_nothing_silently(system:
     probe.expect_terminated(&actor, T).await;
     let _ = stash.stash(5_u64);
     drop(stash);
-    let letter = letter_where(&mut letters, |l| l.recipient() == actor.path()).await;
+    let letter = letter_where(&mut letters, T, |l| l.recipient() == actor.path()).await;
     assert_eq!(letter.take_message::<u64>(), Some(5), "{letter}");
     assert_no_panics_here();
 }
@@ -1823,7 +1794,7 @@ async fn s32_a_group_of_duplicates_and_of_the_dead(system: ActorSystem) {
     ends.expect_terminated(&ghosts, T).await;
     let mut letters = system.events().subscribe::<DeadLetter>();
     ghosts.tell(9_u64);
-    let letter = letter_where(&mut letters, |l| l.recipient() == ghosts.path()).await;
+    let letter = letter_where(&mut letters, T, |l| l.recipient() == ghosts.path()).await;
     assert_eq!(letter.take_message::<u64>(), Some(9));
     assert_no_panics_here();
 }
@@ -1988,7 +1959,7 @@ async fn s13_a_backoff_of_duration_max_stays_absent_and_a_stop_is_prompt(system:
     );
     system.stop(&actor).unwrap();
     probe.expect_terminated(&actor, T).await;
-    let letter = letter_where(&mut letters, |l| l.recipient() == actor.path()).await;
+    let letter = letter_where(&mut letters, T, |l| l.recipient() == actor.path()).await;
     assert_eq!(letter.take_message::<u64>(), Some(5));
 }
 
@@ -1998,23 +1969,6 @@ async fn s13_a_backoff_of_duration_max_stays_absent_and_a_stop_is_prompt(system:
 
 fn build_remote(settings: RemoteSettings) -> Result<ActorSystem, SystemError> {
     ActorSystem::builder("edges").remote(settings).build()
-}
-
-fn remote_error(result: Result<ActorSystem, SystemError>) -> RemoteError {
-    match result {
-        Err(SystemError::Remote(error)) => error,
-        Err(other) => panic!("expected a RemoteError, got {other}"),
-        Ok(system) => {
-            drop(system.terminate());
-            panic!("the settings were accepted")
-        }
-    }
-}
-
-/// A loopback port nobody listens on.
-fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
 }
 
 // S38: remote settings at their edges are refused when the system is built, each

@@ -7,6 +7,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::pass_two_centuries;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,19 +19,8 @@ use tokio::time::timeout;
 /// The bound on every wait (paused time: it passes only when all else idles).
 const T: Duration = Duration::from_secs(5);
 
-/// Longer than any clamp a runtime or tokio applies to a deadline.
-const TWO_CENTURIES: Duration = Duration::from_secs(200 * 365 * 24 * 3600);
-
-/// Let two centuries of paused time pass. `sleep_until`, as `tokio::time::sleep`
-/// stops at thirty years for a duration this long.
-async fn pass_two_centuries() {
-    let start = tokio::time::Instant::now();
-    tokio::time::sleep_until(start + TWO_CENTURIES).await;
-    assert!(start.elapsed() >= TWO_CENTURIES, "{:?}", start.elapsed());
-}
-
-// Timers and a backoff of `Duration::MAX` over two centuries: `outside_input`'s
-// `s25_timers_of_duration_max_never_fire_and_break_nothing` and
+// Timers and a backoff of `Duration::MAX` over two centuries are checked in
+// `api_edges.rs`: `s25_timers_of_duration_max_never_fire_and_break_nothing` and
 // `s13_a_backoff_of_duration_max_stays_absent_and_a_stop_is_prompt`.
 
 #[message]

@@ -1,4 +1,4 @@
-//! The audit of the standard "no panic a caller or a peer can trigger": each test
+//! No panic a caller or a peer can trigger: each test
 //! here calls the public API the way that once panicked inside the library, and
 //! holds it to an answer instead (a typed error, a dead letter, or the documented
 //! no-op). Each is named after the promise it protects.

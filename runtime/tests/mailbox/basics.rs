@@ -7,6 +7,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::collections::HashSet;
 use std::pin::pin;
 use std::sync::Arc;
@@ -18,7 +19,6 @@ use tapio::prelude::*;
 use tapio::testkit::TestProbe;
 use tapio::{
     DeadLetter, DeadLetterReason, InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy,
-    Subscription,
 };
 use tokio::sync::{Semaphore, mpsc};
 
@@ -80,13 +80,6 @@ impl Gated {
             .expect("a message was handled in time")
             .expect("the actor is alive")
     }
-}
-
-async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
 }
 
 fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
@@ -159,7 +152,7 @@ async fn four_producers(
     while handled.len() + dead.len() < (4 * EACH) as usize {
         tokio::select! {
             n = gated.handled() => assert!(handled.insert(n), "{n} handled twice"),
-            letter = letter(&mut letters) => {
+            letter = letter_within(&mut letters, WAIT) => {
                 let n = letter.take_message::<u64>().expect("the letter holds the message");
                 reasons.insert(letter.reason().clone());
                 assert!(dead.insert(n), "{n} dead-lettered twice");
@@ -232,7 +225,7 @@ async fn s29_fail_fails_the_actor_under_its_supervision_and_keeps_the_queue(syst
     actor.tell(3); // the mailbox holds 1 and 2: refused, and the actor fails
     actor.tell(4); // refused too, but the failure is told once
     for expected in [3, 4] {
-        let letter = letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
         assert_eq!(letter.take_message::<u64>(), Some(expected));
     }
@@ -261,12 +254,12 @@ async fn s29_fail_without_supervision_stops_the_actor(system: ActorSystem) {
     assert_eq!(gated.started().await, 0);
     actor.tell(1);
     actor.tell(2);
-    let refused = letter(&mut letters).await;
+    let refused = letter_within(&mut letters, WAIT).await;
     assert_eq!(refused.reason(), &DeadLetterReason::MailboxFull);
     assert_eq!(refused.take_message::<u64>(), Some(2));
     gated.open();
     probe.expect_terminated(&actor, WAIT).await;
-    let stranded = letter(&mut letters).await;
+    let stranded = letter_within(&mut letters, WAIT).await;
     assert_eq!(stranded.reason(), &DeadLetterReason::RecipientStopped);
     assert_eq!(stranded.take_message::<u64>(), Some(1));
 }
@@ -379,7 +372,7 @@ async fn s30_offer_to_a_stopped_actor_is_refused_at_once_with_a_dead_letter(syst
     assert!(!actor.offer(3_u64).await);
     let mut refused = Vec::new();
     for _ in 0..3 {
-        let letter = letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
         refused.push(letter.take_message::<u64>().unwrap());
     }
@@ -397,7 +390,7 @@ async fn s30_offer_within_gives_up_at_its_deadline(system: ActorSystem) {
     assert_eq!(gated.started().await, 0);
     actor.tell(1);
     assert!(!actor.offer_within(2_u64, Duration::from_millis(50)).await);
-    let letter = letter(&mut letters).await;
+    let letter = letter_within(&mut letters, WAIT).await;
     assert_eq!(letter.reason(), &DeadLetterReason::OfferTimedOut);
     assert_eq!(letter.take_message::<u64>(), Some(2));
     gated.open();
@@ -431,7 +424,7 @@ async fn s31_a_backlog_left_by_a_stop_is_dead_lettered_whole(system: ActorSystem
     }
     let mut dead = Vec::new();
     while dead.len() < 989 {
-        let letter = letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
         dead.push(letter.take_message::<u64>().unwrap());
     }
@@ -505,7 +498,7 @@ async fn s29_a_timer_tick_is_never_refused_by_a_full_mailbox(system: ActorSystem
     // The clock is paused: it moves to the tick at 10 ms, and only then on to 1 s.
     tokio::time::sleep(Duration::from_secs(1)).await;
     actor.tell(2);
-    let refused = letter(&mut letters).await;
+    let refused = letter_within(&mut letters, WAIT).await;
     assert_eq!(refused.reason(), &DeadLetterReason::MailboxFull);
     assert_eq!(refused.take_message::<u64>(), Some(2));
     gated.open();

@@ -1,4 +1,4 @@
-//! Mailbox: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Offers racing a stop are each accounted for once (S30, S31).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,4 @@
-//! Mailbox: claims of the README and the guides, one test each.
+//! Mailboxes as the docs describe them: drop-oldest dead-letters the oldest message.
 //!
 //! Every wait is bounded.
 
@@ -31,7 +31,7 @@ async fn drop_oldest_dead_letters_the_oldest_message() {
     actor.tell(Job::Fill(1));
     actor.tell(Job::Fill(2));
     actor.tell(Job::Fill(3));
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, WAIT).await;
     assert_eq!(letter.reason(), &DeadLetterReason::PushedOut);
     assert!(matches!(letter.take_message::<Job>(), Some(Job::Fill(1))));
     gate.notify_one();

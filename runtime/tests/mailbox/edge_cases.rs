@@ -1,10 +1,12 @@
-//! Mailbox: edge cases and combinations of the local promises.
+//! Bounded mailboxes at their edges: drop-oldest pushes out into dead letters, and
+//! offers wait for room, in line, without overtaking each other (S29, S30).
 //!
 //! Every wait is bounded.
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::combinations::poll_once;
 use crate::support::edge_cases::*;
 use std::time::Duration;
 use tapio::prelude::*;
@@ -111,17 +113,11 @@ async fn s30_offers_wait_in_line_and_a_dropped_one_leaves_it(system: ActorSystem
     }
     drop(o4);
     gate.add_permits(1);
-    // Awaited one at a time (see outside_core_failing.rs for the two polled together).
+    // Awaited one at a time (`s30_a_later_offer_does_not_overtake_an_earlier_one` polls
+    // two together).
     assert!(timeout(T, o3).await.unwrap());
     assert!(timeout(T, o5).await.unwrap());
     assert_eq!(probe.receive_messages(4, T).await, [1, 2, 3, 5]);
-}
-
-/// Poll a future once with a waker that does nothing, as `join!` or `select!` may
-/// poll one at any moment.
-fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    std::pin::Pin::new(future).poll(&mut cx)
 }
 
 // S30: waiting offers are served in the order they began to wait. Two offers wait

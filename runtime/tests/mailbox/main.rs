@@ -10,14 +10,14 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod anonymous_and_full_offers;
 pub mod basics;
 pub mod combinations;
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod edge_orders;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod lifecycle_corners;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod letter_storm;
+pub mod loss_count;
+pub mod mixed_senders;
 pub mod races;
+pub mod reused_names;
+pub mod sibling_names;

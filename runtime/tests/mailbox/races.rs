@@ -1,4 +1,6 @@
-//! Mailbox: races on a multi-thread runtime, each run in a bounded loop.
+//! Mailboxes under producers on a multi-thread runtime, each case run in a bounded
+//! loop: a stop, offers in order, `offer_within` timeouts, a stale ref, and the order
+//! in which waiting offers are served (S2, S5, S30, S31).
 //!
 //! Every wait is bounded.
 

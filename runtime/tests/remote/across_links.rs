@@ -1,19 +1,23 @@
-//! Remote: adapters, routers, faults and rebuilt peers across a link.
+//! Local features used across a link: adapters and reply refs in fields, a group of
+//! remote routees, delays, drops and partitions of the fault-injecting link, a peer
+//! reborn on the same port, a TLS link recovering from a quarantine, and remote
+//! restarts and leaves (S14, S28, S32, S36, S38-S44).
 //!
 //! Every wait is bounded.
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
-};
+use crate::support::nodes::linked;
+use crate::support::nodes::{Ca, fast, slow_detector, watcher};
+use crate::support::nodes::{low_port, node_on};
+use crate::support::outside::letter_where;
+use crate::support::outside::{nothing_within, recv_within, take};
 use std::time::Duration;
 use tapio::prelude::*;
-use tapio::remote::{PeerUnreachable, RemoteSettings, TlsSettings};
+use tapio::remote::{PeerUnreachable, RemoteSettings};
 use tapio::testkit::{LinkDirection, TestProbe, TwoNodes, two_nodes};
-use tapio::{AnyActorRef, DeadLetter, DeadLetterReason, Routers};
+use tapio::{DeadLetter, DeadLetterReason, Routers};
 use tokio::sync::mpsc;
 
 // ---------------------------------------------------------------------------------
@@ -116,50 +120,6 @@ pub enum OwnerMsg {
 
 const BOUND: Duration = Duration::from_secs(5);
 
-fn fast() -> RemoteSettings {
-    RemoteSettings::loopback()
-        .heartbeat_interval(Duration::from_millis(30))
-        .unreachable_after(Duration::from_millis(300))
-}
-
-fn slow_detector() -> RemoteSettings {
-    RemoteSettings::loopback()
-        .heartbeat_interval(Duration::from_millis(100))
-        .unreachable_after(Duration::from_secs(20))
-}
-
-async fn recv_within<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> T {
-    tokio::time::timeout(within, rx.recv())
-        .await
-        .expect("nothing arrived in time")
-        .expect("the channel closed")
-}
-
-async fn nothing_within<T: std::fmt::Debug>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) {
-    // A closed channel (its sender's actor stopped) counts as nothing.
-    if let Ok(Some(got)) = tokio::time::timeout(within, rx.recv()).await {
-        panic!("expected nothing, got {got:?}");
-    }
-}
-
-/// The next dead letter that satisfies `wanted`, within `within`.
-async fn letter_where(
-    letters: &mut tapio::Subscription<DeadLetter>,
-    within: Duration,
-    wanted: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = tokio::time::Instant::now() + within;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, letters.recv()).await {
-            Ok(Some(letter)) if wanted(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(letter.to_string()),
-            Ok(None) => panic!("the event stream closed; letters seen: {seen:?}"),
-            Err(_) => panic!("no matching dead letter within {within:?}; letters seen: {seen:?}"),
-        }
-    }
-}
-
 /// An actor that forwards every `Note` it gets, tagged with `tag`, to `tx`.
 fn tagged_sink(
     system: &ActorSystem,
@@ -191,48 +151,11 @@ fn note_sink(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::Unbound
     (sink, rx)
 }
 
-/// An actor on `system` that watches `target` and forwards each `Terminated`.
-fn watcher<Q: Message>(
-    system: &ActorSystem,
-    name: &str,
-    target: ActorRef<Q>,
-) -> mpsc::UnboundedReceiver<AnyActorRef> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let behavior: Behavior<Note> = Behaviors::setup(move |ctx: &mut ActorContext<Note>| {
-        ctx.watch(&target);
-        let tx = tx.clone();
-        Behaviors::receive_message(|_: Note| {}).on_signal(move |_, signal: &Signal| {
-            if let Signal::Terminated(terminated) = signal {
-                let _ = tx.send(terminated.actor().clone());
-            }
-        })
-    });
-    system.spawn(behavior, name).expect("spawn the watcher");
-    rx
-}
-
-/// Waits until `a` is linked to `b`.
-async fn link(a: &ActorSystem, b: &ActorSystem) {
-    tokio::time::timeout(BOUND, a.reconnect(b.address()))
-        .await
-        .expect("reconnect hung")
-        .expect("a links to b");
-}
-
 /// What arrives on `rx` until nothing more comes for `quiet`.
 async fn drain(rx: &mut mpsc::UnboundedReceiver<u64>, quiet: Duration) -> Vec<u64> {
     let mut got = Vec::new();
     while let Ok(Some(n)) = tokio::time::timeout(quiet, rx.recv()).await {
         got.push(n);
-    }
-    got
-}
-
-/// Reads `count` values from `rx`, each within `BOUND`.
-async fn take(rx: &mut mpsc::UnboundedReceiver<u64>, count: usize) -> Vec<u64> {
-    let mut got = Vec::with_capacity(count);
-    for _ in 0..count {
-        got.push(recv_within(rx, BOUND).await);
     }
     got
 }
@@ -475,7 +398,7 @@ async fn s40_a_delay_lifted_midway_keeps_order_and_duplicates_nothing() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (sink, mut rx) = note_sink(&nodes.b, "sink");
     let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
-    link(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
 
     nodes.a_to_b().delay(Duration::from_millis(300));
     for n in 0..100 {
@@ -497,7 +420,7 @@ async fn s40_delay_then_partition_then_heal_delivers_all_once_in_order() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (sink, mut rx) = note_sink(&nodes.b, "sink");
     let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
-    link(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
 
     nodes.a_to_b().delay(Duration::from_millis(100));
     for n in 0..50 {
@@ -533,7 +456,7 @@ async fn s40_dropped_messages_leave_the_rest_in_order_without_duplicates() {
     let nodes = two_nodes(slow_detector()).unwrap();
     let (sink, mut rx) = note_sink(&nodes.b, "sink");
     let remote = nodes.a.resolve::<Note>(&sink.path().to_uri()).unwrap();
-    link(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, BOUND).await;
 
     nodes.a_to_b().drop_next(3);
     for n in 0..20 {
@@ -571,34 +494,14 @@ async fn s40_dropped_messages_leave_the_rest_in_order_without_duplicates() {
 // S39 + S41 + S43: a peer system that comes back on the same port
 // ---------------------------------------------------------------------------------
 
-fn node_on(name: &str, port: u16) -> ActorSystem {
-    ActorSystem::builder(name)
-        .remote(
-            RemoteSettings::bind("127.0.0.1", port)
-                .heartbeat_interval(Duration::from_millis(100))
-                .unreachable_after(Duration::from_secs(20)),
-        )
-        .build()
-        .unwrap()
-}
-
-/// A free loopback port below the ephemeral range, so that no port-0 socket of a test
-/// running alongside takes it while b is down.
-fn low_port() -> u16 {
-    let start = 20_000 + (std::process::id() % 5_000) as u16;
-    (start..start + 5_000)
-        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
-        .expect("a free port")
-}
-
 // S39 + S41 + S43: b terminates; a watcher on a hears `Terminated` (system stopped);
 // a new system with the same name starts on the same port. A ref resolved before is
 // a dead letter `SessionEnded`, and a ref resolved again reaches the new actor.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_s41_s43_a_peer_reborn_on_the_same_port_needs_refs_resolved_again() {
-    let a = node_on("a", 0);
+    let a = node_on("a", 0, Duration::from_secs(20));
     let port = low_port();
-    let b = node_on("b", port);
+    let b = node_on("b", port, Duration::from_secs(20));
     let (sink, mut rx) = note_sink(&b, "sink");
     let old = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
     let mut ends = watcher(&a, "watcher", old.clone());
@@ -609,7 +512,7 @@ async fn s39_s41_s43_a_peer_reborn_on_the_same_port_needs_refs_resolved_again() 
     let ended = recv_within(&mut ends, BOUND).await;
     assert_eq!(ended.path(), old.path());
 
-    let b2 = node_on("b", port);
+    let b2 = node_on("b", port, Duration::from_secs(20));
     assert_eq!(b2.address(), b.address());
     let (sink2, mut rx2) = note_sink(&b2, "sink");
 
@@ -642,49 +545,9 @@ async fn s39_s41_s43_a_peer_reborn_on_the_same_port_needs_refs_resolved_again() 
 
 const SECRET: &[u8] = b"0123456789abcdef";
 
-struct Ca {
-    pem: String,
-    issuer: Issuer<'static, KeyPair>,
-}
-
-impl Ca {
-    fn new(name: &str) -> Self {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let pem = params.self_signed(&key).unwrap().pem();
-        Self {
-            pem,
-            issuer: Issuer::new(params, key),
-        }
-    }
-
-    fn tls(&self, name: &str) -> TlsSettings {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ServerAuth,
-            ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        TlsSettings::from_pem(
-            cert.pem().as_bytes(),
-            key.serialize_pem().as_bytes(),
-            self.pem.as_bytes(),
-        )
-        .unwrap()
-    }
-}
-
 fn tls_node(name: &str, ca: &Ca) -> ActorSystem {
     ActorSystem::builder(name)
-        .remote(fast().secret(SECRET.to_vec()).tls(ca.tls(name)))
+        .remote(fast().secret(SECRET.to_vec()).tls(ca.tls(name, ca)))
         .build()
         .unwrap()
 }
@@ -737,7 +600,7 @@ async fn s38_s42_s43_tls_link_recovers_from_a_quarantine_explicitly() {
 
     assert!(a.clear_quarantine(b.address()));
     assert!(b.clear_quarantine(a.address()));
-    link(&a, &b).await;
+    linked(&a, &b, BOUND).await;
     let fresh = a.resolve::<Note>(&sink.path().to_uri()).unwrap();
     fresh.tell(Note(4));
     assert_eq!(recv_within(&mut rx, BOUND).await, 4);

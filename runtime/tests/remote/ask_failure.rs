@@ -7,6 +7,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::nodes::uri;
 use std::time::Duration;
 
 use tapio::AskError;
@@ -62,10 +63,6 @@ async fn ask(target: &ActorRef<Req>, n: u64, fail: bool) -> Result<Num, AskError
     .unwrap_or_else(|_| panic!("{target}: the ask did not end at once"));
     assert!(began.elapsed() < AT_ONCE, "{target}: {:?}", began.elapsed());
     outcome
-}
-
-fn uri(system: &ActorSystem, path: &str) -> String {
-    format!("{}{}", system.address(), path)
 }
 
 /// The same actor (`behavior`, named `name`) on `a` and on `b`: refs to both, from `a`.

@@ -11,6 +11,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::{letter_within, recv_within};
 use crate::support::raw_link;
 
 use std::time::{Duration, Instant};
@@ -19,7 +20,7 @@ use tapio::prelude::*;
 use tapio::remote::{PROTOCOL_VERSION, RemoteSettings};
 use tapio::testkit::{LinkDirection, TwoNodes, two_nodes};
 use tapio::wire::{FrameHeader, WireLimits, WireMessage, WireProblem};
-use tapio::{Address, DeadLetter, DeadLetterReason, Subscription};
+use tapio::{Address, DeadLetter, DeadLetterReason};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
@@ -131,13 +132,6 @@ impl Setup {
     async fn terminate(self) {
         self.nodes.terminate().await;
     }
-}
-
-async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter within the bound")
-        .expect("the stream is open")
 }
 
 /// A frame of `Note(n)` to `b`'s inbox.
@@ -264,7 +258,7 @@ async fn s37_a_frame_announcing_more_than_max_frame_is_refused_from_its_prefix()
     stream.write_all(&u32::MAX.to_be_bytes()).await.unwrap();
     assert_eq!(closed_by_node(&mut stream).await, b"");
     for announced in [u64::from(over), u64::from(u32::MAX)] {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(
             letter.reason(),
             &DeadLetterReason::FromPeer {
@@ -409,7 +403,7 @@ async fn s38_a_wrong_or_missing_secret_is_refused() {
         .resolve::<Note>(&format!("{}/user/inbox", setup.nodes.b.address()))
         .unwrap();
     inbox.tell(Note(666));
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::Unreachable {
@@ -510,13 +504,6 @@ async fn fake_peer(
     read_notes(&mut second, 2, &seen).await;
 }
 
-async fn next_seen(seen: &mut mpsc::UnboundedReceiver<Seen>) -> Seen {
-    tokio::time::timeout(WAIT, seen.recv())
-        .await
-        .expect("the fake peer reports within the bound")
-        .expect("the fake peer is running")
-}
-
 // S39: a peer that resets the connection this system dialled: what was queued or
 // in flight on it becomes dead letters `ConnectionLost` naming the peer, and the
 // next send dials again (the peer sees a second connection, and the note on it).
@@ -539,9 +526,9 @@ async fn s39_a_reset_by_the_peer_dead_letters_what_was_on_the_connection_and_dia
     for n in 1..=3 {
         to_fake.tell(Note(n));
     }
-    assert_eq!(next_seen(&mut seen).await, Seen::Connection(1));
+    assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Connection(1));
     for n in 1..=3 {
-        assert_eq!(next_seen(&mut seen).await, Seen::Note(1, n));
+        assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Note(1, n));
     }
 
     // Three notes held in the writer and the queue when the peer resets.
@@ -554,7 +541,7 @@ async fn s39_a_reset_by_the_peer_dead_letters_what_was_on_the_connection_and_dia
     // One letter per note, and one for what the writer held (a note, or a
     // heartbeat): at least three, each naming the peer.
     for _ in 0..3 {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(
             letter.reason(),
             &DeadLetterReason::ConnectionLost { peer: peer.clone() },
@@ -564,8 +551,8 @@ async fn s39_a_reset_by_the_peer_dead_letters_what_was_on_the_connection_and_dia
 
     toward.clear();
     to_fake.tell(Note(7));
-    assert_eq!(next_seen(&mut seen).await, Seen::Connection(2));
-    assert_eq!(next_seen(&mut seen).await, Seen::Note(2, 7));
+    assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Connection(2));
+    assert_eq!(recv_within(&mut seen, WAIT).await, Seen::Note(2, 7));
     assert!(!a.is_quarantined(&peer));
 
     setup.good_link_delivers(1).await;
@@ -620,14 +607,14 @@ async fn s39_a_peer_that_babbles_or_stalls_in_the_handshake_dead_letters_instead
         let to_fake = a.resolve::<Note>(&format!("{address}/user/inbox")).unwrap();
         to_fake.tell(Note(1));
     }
-    let babbled = next_letter(&mut letters).await;
+    let babbled = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         babbled.reason(),
         &DeadLetterReason::Unreachable {
             peer: Address::parse(&babbler_address).unwrap()
         }
     );
-    let stalled = next_letter(&mut letters).await;
+    let stalled = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         stalled.reason(),
         &DeadLetterReason::Unreachable {

@@ -1,4 +1,5 @@
-//! Remote: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! A stop letters the stash, the queue and waiting offers once each, and terminate
+//! settles waiting offers (S19, S30, S31).
 //!
 //! Every wait is bounded.
 
@@ -52,7 +53,7 @@ async fn stop_with_everything_held(system: &ActorSystem) {
     probe.expect_terminated(&actor, T).await;
     let mut seen = BTreeMap::<u64, usize>::new();
     while seen.keys().filter(|n| **n < 100).count() < 7 {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, T).await;
         assert_eq!(letter.recipient(), actor.path(), "{letter}");
         assert_eq!(
             letter.reason(),

@@ -1,4 +1,6 @@
-//! Remote: claims of the README and the guides, one test each.
+//! Remoting as the README and the guides describe it: the named examples exist, the
+//! secret required beyond loopback, the settings' defaults and `Debug`, a tell to a
+//! closed port, and a stopped peer heard at once.
 //!
 //! Every wait is bounded.
 
@@ -170,7 +172,7 @@ async fn a_stopped_peer_is_heard_at_once_and_its_refs_refuse() {
 
     remote.tell(Note(2));
     let letter = loop {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         if letter.short_message_type() == "Note" {
             break letter;
         }

@@ -5,6 +5,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::time::Duration;
 
 use tapio::prelude::*;
@@ -105,19 +106,12 @@ async fn next_unreachable(events: &mut Subscription<PeerUnreachable>) -> PeerUnr
         .expect("the stream is open")
 }
 
-async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter within the bound")
-        .expect("the stream is open")
-}
-
 /// The next dead letter of a message refused when it was sent (not of a frame that
 /// was queued or in flight when the peer was given up on: those are quarantined
 /// too, or lost with the connection when the peer gave up first and cut it).
 async fn next_refused(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
     loop {
-        let letter = next_letter(letters).await;
+        let letter = letter_within(letters, WAIT).await;
         // What the link had taken when it gave up is lettered as it goes: the bytes
         // in its buffer as one `frame`, and a message the writer held by name, both
         // as the connection's loss (or the quarantine). Not a later send's refusal.
@@ -185,7 +179,7 @@ async fn s41_a_remote_watch_hears_the_system_stop() {
     // that says to resolve again.
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
     remote_worker.tell(Echo(1));
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, WAIT).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::SessionEnded { peer } if peer == nodes.b.address()),
         "{letter:?}"

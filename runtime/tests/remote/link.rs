@@ -27,19 +27,6 @@ fn node(name: &str, secret: &[u8]) -> ActorSystem {
     ActorSystem::builder(name).remote(settings).build().unwrap()
 }
 
-fn listener(system: &ActorSystem) -> (ActorRef<Greeted>, mpsc::UnboundedReceiver<String>) {
-    let (heard, rx) = mpsc::unbounded_channel();
-    let listener = system
-        .spawn(
-            Behaviors::receive_message(move |greeted: Greeted| {
-                let _ = heard.send(greeted.0);
-            }),
-            "listener",
-        )
-        .unwrap();
-    (listener, rx)
-}
-
 // S38, S39: a tell crosses the link, and the answer comes back through the reply
 // ref that crossed with it; an ask crosses both ways.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,10 +1,17 @@
-//! Remote: corners of links, TLS and the event stream.
+//! Corners of links: refs nested in messages and hopping across three systems, graceful
+//! and cut ends, heartbeats, one-way partitions, stale incarnations and system paths,
+//! remote spawn failures, terminate with frames in flight, TLS certificates, and the
+//! event stream (S5, S14, S18, S31, S36-S46).
 //!
 //! Every wait is bounded.
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::nodes::uri;
+use crate::support::outside::letter_where;
+use crate::support::outside::ms;
+use crate::support::outside::{letters, recv_within};
 use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::sync::Arc;
@@ -15,9 +22,7 @@ use tapio::remote::spawn::{RemoteSpawnError, Spawner, SpawnerMsg};
 use tapio::remote::{LinkError, PeerUnreachable, RemoteError, RemoteSettings, TlsSettings};
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
 use tapio::wire::WireProblem;
-use tapio::{
-    Address, AskError, DeadLetter, DeadLetterReason, IntoBehavior, Subscription, remote_behavior,
-};
+use tapio::{Address, AskError, DeadLetterReason, IntoBehavior, Subscription, remote_behavior};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
 
@@ -177,10 +182,6 @@ pub fn phoenix(_args: PhoenixArgs) -> Behavior<Cmd> {
 
 // ---------------------------------------------------------------- helpers
 
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
 const WAIT: Duration = Duration::from_secs(5);
 
 fn node(name: &str) -> ActorSystem {
@@ -254,42 +255,6 @@ fn fast_pair() -> TwoNodes {
     two_nodes(fast_settings()).expect("two nodes")
 }
 
-fn uri(system: &ActorSystem, path: &str) -> String {
-    format!("{}{}", system.address(), path)
-}
-
-fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
-    system
-        .events()
-        .subscribe_with_capacity::<DeadLetter>(65_536)
-        .expect("a subscription")
-}
-
-/// The first dead letter for which `want` holds, within `within`; panics listing
-/// what came instead.
-async fn letter_where(
-    sub: &mut Subscription<DeadLetter>,
-    within: Duration,
-    want: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = Instant::now() + within;
-    let mut seen = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match timeout(left, sub.recv()).await {
-            Ok(Some(letter)) if want(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(format!(
-                "{} to {}: {}",
-                letter.short_message_type(),
-                letter.recipient(),
-                letter.reason()
-            )),
-            Ok(None) => panic!("dead-letter stream closed; saw {seen:?}"),
-            Err(_) => panic!("no matching dead letter within {within:?}; saw {seen:?}"),
-        }
-    }
-}
-
 async fn unreachable_event(sub: &mut Subscription<PeerUnreachable>, peer: &Address) {
     let deadline = Instant::now() + WAIT;
     loop {
@@ -325,13 +290,6 @@ async fn forwarder_linked(
     remote.tell(Note(n));
     assert_eq!(recv_within(&mut rx, WAIT).await, n);
     (local, remote, rx)
-}
-
-async fn recv_within<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> T {
-    timeout(within, rx.recv())
-        .await
-        .unwrap_or_else(|_| panic!("nothing on the channel within {within:?}"))
-        .expect("channel open")
 }
 
 /// An actor that answers `Echo(n)` with `Echoed(n * 2)`.

@@ -1,4 +1,5 @@
-//! Remote: races on a multi-thread runtime, each run in a bounded loop.
+//! Offers racing a stop across a link resolve and account for every message; run in a
+//! bounded loop (S30, S31).
 //!
 //! Every wait is bounded.
 

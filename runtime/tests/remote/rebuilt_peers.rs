@@ -1,26 +1,30 @@
-//! Remote: three systems, rebuilt peers, frames at the limit and remote spawn with routers.
+//! Three systems and peers rebuilt on the same address: refs handed on and watched,
+//! partitions between two of three, reply refs passed to a third system, old
+//! incarnations after a rebuild, remotely spawned pools, frames and offers at the frame
+//! limit, and TLS settings errors (S11, S14, S16, S22, S31, S32, S35-S47).
 //!
 //! Every wait is bounded.
 
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::nodes::peer_of;
+use crate::support::nodes::{Ca, tls_reason};
+use crate::support::nodes::{given_up, partition_until_given_up, recover};
+use crate::support::nodes::{low_port, node_on};
 use crate::support::outside;
+use crate::support::outside::letter_where;
 #[allow(dead_code)]
 use crate::support::raw_link;
-use outside::{Boom, T, describe, letters, ms, next};
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
-};
-use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use outside::{Boom, T, letters, ms, next};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tapio::prelude::*;
 use tapio::remote::spawn::{RemoteSpawnError, Spawned, Spawner, SpawnerMsg};
-use tapio::remote::{LinkError, PeerUnreachable, RemoteError, RemoteSettings, TlsSettings};
+use tapio::remote::{LinkError, PeerUnreachable, RemoteSettings, TlsSettings};
 use tapio::testkit::{LinkDirection, TestProbe, TwoNodes, two_nodes};
 use tapio::wire::{FrameHeader, WireLimits, WireMessage, WireProblem};
-use tapio::{Address, AskError, DeadLetter, DeadLetterReason, IntoBehavior, Subscription};
+use tapio::{AskError, DeadLetter, DeadLetterReason, IntoBehavior, Subscription};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
@@ -194,32 +198,6 @@ fn quick_node(name: &str) -> ActorSystem {
         .unwrap()
 }
 
-/// A system on `port`, with a detector giving up after `unreachable_after`.
-fn node_on(name: &str, port: u16, unreachable_after: Duration) -> ActorSystem {
-    ActorSystem::builder(name)
-        .remote(
-            RemoteSettings::bind("127.0.0.1", port)
-                .heartbeat_interval(ms(100))
-                .unreachable_after(unreachable_after),
-        )
-        .build()
-        .unwrap()
-}
-
-/// A free loopback port below the ephemeral range, a different one for each call,
-/// so that nothing else takes it while its system is down.
-fn low_port() -> u16 {
-    static NEXT: AtomicU16 = AtomicU16::new(0);
-    // 20,000 to 32,491: below Linux's ephemeral range (from 32,768).
-    let base = 20_000 + (std::process::id() % 1_500) as u16 * 8;
-    loop {
-        let port = base + NEXT.fetch_add(1, Ordering::SeqCst) % 500;
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
-}
-
 /// Two nodes with a calm detector.
 fn calm() -> TwoNodes {
     two_nodes(settings(Duration::from_secs(20))).expect("two nodes")
@@ -281,64 +259,9 @@ async fn nothing_on<M: std::fmt::Debug>(rx: &mut mpsc::UnboundedReceiver<M>, qui
     }
 }
 
-/// The next dead letter matching `pred` on `sub`, within `T`.
-async fn letter_where(
-    sub: &mut Subscription<DeadLetter>,
-    mut pred: impl FnMut(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = Instant::now() + T;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(letter)) if pred(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(describe(&letter)),
-            Ok(None) => panic!("the event stream ended"),
-            Err(_) => panic!("no such dead letter within {T:?}; saw {seen:?}"),
-        }
-    }
-}
-
 /// How long a give-up may take: one window (`quick`'s 1.5 s), with room for a
 /// loaded machine.
 const GIVE_UP: Duration = Duration::from_secs(10);
-
-/// Waits for `PeerUnreachable` naming `peer`; others are skipped.
-async fn given_up(sub: &mut Subscription<PeerUnreachable>, peer: &Address) {
-    let deadline = Instant::now() + GIVE_UP;
-    loop {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(event)) if &event.peer == peer => {
-                assert!(event.quarantined);
-                return;
-            }
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("the event stream ended"),
-            Err(_) => panic!("{peer} was not given up on within {GIVE_UP:?}"),
-        }
-    }
-}
-
-/// Partitions a and b both ways until each has given up on the other.
-async fn partition_until_given_up(a: &ActorSystem, b: &ActorSystem) {
-    let mut on_a = a.events().subscribe::<PeerUnreachable>();
-    let mut on_b = b.events().subscribe::<PeerUnreachable>();
-    LinkDirection::between(a, b.address()).partition();
-    LinkDirection::between(b, a.address()).partition();
-    given_up(&mut on_a, b.address()).await;
-    given_up(&mut on_b, a.address()).await;
-}
-
-/// Heals a and b, clears both quarantines and links again.
-async fn recover(a: &ActorSystem, b: &ActorSystem) {
-    LinkDirection::between(a, b.address()).heal();
-    LinkDirection::between(b, a.address()).heal();
-    assert!(a.clear_quarantine(b.address()));
-    assert!(b.clear_quarantine(a.address()));
-    timeout(T, a.reconnect(b.address()))
-        .await
-        .expect("reconnect within the bound")
-        .expect("a new session");
-}
 
 async fn terminate_all(systems: &[&ActorSystem]) {
     let ends: Vec<_> = systems.iter().map(|s| s.terminate()).collect();
@@ -346,20 +269,6 @@ async fn terminate_all(systems: &[&ActorSystem]) {
         timeout(Duration::from_secs(10), end)
             .await
             .expect("terminated within the bound");
-    }
-}
-
-/// The peer a remote dead-letter reason names, if it names one.
-fn peer_of(reason: &DeadLetterReason) -> Option<&Address> {
-    match reason {
-        DeadLetterReason::NoLink { peer }
-        | DeadLetterReason::Unreachable { peer }
-        | DeadLetterReason::ConnectionLost { peer }
-        | DeadLetterReason::Quarantined { peer }
-        | DeadLetterReason::SessionEnded { peer }
-        | DeadLetterReason::OutboundFull { peer }
-        | DeadLetterReason::FromPeer { peer, .. } => Some(peer),
-        _ => None,
     }
 }
 
@@ -476,7 +385,7 @@ async fn s42_s49_a_partition_between_two_of_three_gives_up_only_that_pair() {
     let mut probe = watching(&a, &a_to_b);
     probe.watch(&a_to_c);
 
-    partition_until_given_up(&a, &c).await;
+    partition_until_given_up(&a, &c, GIVE_UP).await;
     probe.expect_terminated(&a_to_c, T).await;
     assert_eq!(on_a.recv().await.map(|e| e.peer), Some(c.address().clone()));
     assert!(a.is_quarantined(c.address()));
@@ -506,7 +415,7 @@ async fn s41_s42_a_give_up_between_b_and_c_ends_bs_watch_of_c_and_not_as() {
     let mut watch_a = watching(&a, &on_a);
     let mut watch_b = watching(&b, &on_b);
 
-    partition_until_given_up(&b, &c).await;
+    partition_until_given_up(&b, &c, GIVE_UP).await;
     watch_b.expect_terminated(&on_b, T).await;
     watch_a.expect_no_termination(ms(300)).await;
     on_a.tell(Note(3));
@@ -603,7 +512,7 @@ async fn s22_s44_a_reply_ref_passed_on_to_a_third_system_answered_twice() {
     let mut on_a = letters(&a);
     let asked = job(&fwd_on_a, 40, T).await;
     assert_eq!(asked, Ok(Pong(40)));
-    let letter = letter_where(&mut on_a, |l| l.is::<Pong>()).await;
+    let letter = letter_where(&mut on_a, T, |l| l.is::<Pong>()).await;
     assert_eq!(letter.take_message::<Pong>(), Some(Pong(41)));
     assert_eq!(
         letter.reason(),
@@ -669,7 +578,7 @@ async fn s36_s37_s43_an_old_incarnations_ref_sent_to_the_rebuilt_system_reaches_
     let user_on_a = a.resolve::<Carry>(&user.to_string()).unwrap();
     user_on_a.tell(Carry(old.clone()));
     assert_eq!(next(&mut ends).await, "/user/sink");
-    let letter = letter_where(&mut on_b2, |l| l.is::<Note>()).await;
+    let letter = letter_where(&mut on_b2, T, |l| l.is::<Note>()).await;
     assert_eq!(letter.recipient().to_string(), "/user/sink", "{letter}");
     nothing_on(&mut rx2, ms(200)).await;
 
@@ -731,7 +640,7 @@ async fn s42_s43_a_quarantine_outlives_the_peers_rebuild_until_it_is_cleared() {
     let port = low_port();
     let (b, sink, mut rx) = b_with_sink_on(port, ms(1500));
     let _old = linked_ref(&a, &sink, &mut rx, 1).await;
-    partition_until_given_up(&a, &b).await;
+    partition_until_given_up(&a, &b, GIVE_UP).await;
     LinkDirection::between(&b, a.address()).heal();
     b.terminate().await;
     LinkDirection::between(&a, b.address()).heal();
@@ -741,7 +650,7 @@ async fn s42_s43_a_quarantine_outlives_the_peers_rebuild_until_it_is_cleared() {
     let mut on_a = letters(&a);
     let fresh = a.resolve::<Note>(&sink2.to_string()).unwrap();
     fresh.tell(Note(2));
-    let letter = letter_where(&mut on_a, |l| l.is::<Note>()).await;
+    let letter = letter_where(&mut on_a, T, |l| l.is::<Note>()).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::Quarantined { peer } if peer == b2.address()),
         "{letter}"
@@ -776,7 +685,7 @@ async fn s36_s43_a_ref_decoded_from_the_old_peer_does_not_reach_the_rebuilt_one(
     linked_ref(&a, &sink2, &mut rx2, 2).await;
     let mut on_a = letters(&a);
     decoded.tell(Note(3));
-    let letter = letter_where(&mut on_a, |l| l.is::<Note>()).await;
+    let letter = letter_where(&mut on_a, T, |l| l.is::<Note>()).await;
     assert!(
         matches!(letter.reason(), DeadLetterReason::SessionEnded { peer } if peer == b2.address()),
         "{letter}"
@@ -1003,7 +912,7 @@ async fn s31_s40_one_tell_over_the_frame_limit_in_a_burst_is_the_only_one_lost()
         let got = next(&mut rx).await;
         assert_eq!(got, blob(id, sizes[id as usize]));
     }
-    let letter = letter_where(&mut on_a, |l| l.is::<Blob>()).await;
+    let letter = letter_where(&mut on_a, T, |l| l.is::<Blob>()).await;
     assert_eq!(letter.take_message::<Blob>().map(|b| b.id), Some(2));
     assert_not_encodable(&letter);
     nothing_on(&mut rx, ms(200)).await;
@@ -1047,7 +956,7 @@ async fn s31_s44_an_answer_over_the_frame_limit_is_lettered_there_and_unanswered
         asked.map(|b| b.id)
     );
     assert_within(started, Duration::from_secs(10));
-    let letter = letter_where(&mut on_b, |l| l.is::<Blob>()).await;
+    let letter = letter_where(&mut on_b, T, |l| l.is::<Blob>()).await;
     assert_not_encodable(&letter);
     // The link stays up.
     assert_eq!(
@@ -1070,7 +979,7 @@ async fn s31_s47_an_offer_over_the_frame_limit_resolves_false_at_once() {
     let max = WireLimits::DEFAULT.max_frame;
     let offered = timeout(T, to.offer(blob(1, max + 1))).await;
     assert_eq!(offered, Ok(false));
-    let letter = letter_where(&mut on_a, |l| l.is::<Blob>()).await;
+    let letter = letter_where(&mut on_a, T, |l| l.is::<Blob>()).await;
     assert_not_encodable(&letter);
     assert_eq!(timeout(T, to.offer(blob(2, 10))).await, Ok(true));
     assert_eq!(next(&mut rx).await.id, 2);
@@ -1146,6 +1055,7 @@ async fn still_waiting(offer: &mut tokio::task::JoinHandle<bool>) {
 async fn offered_note_lettered(on_a: &mut Subscription<DeadLetter>) {
     letter_where(
         on_a,
+        T,
         |l| matches!(l.take_message::<Note>(), Some(Note(n)) if n == OVERFILL + 1),
     )
     .await;
@@ -1162,7 +1072,7 @@ async fn s42_s47_an_offer_waiting_on_a_full_buffer_resolves_false_at_the_give_up
     let mut offer = fill_and_offer(&nodes, &to);
     still_waiting(&mut offer).await;
     nodes.b_to_a().partition();
-    given_up(&mut gave_up, nodes.b.address()).await;
+    given_up(&mut gave_up, nodes.b.address(), GIVE_UP).await;
     assert_eq!(timeout(T, offer).await.map(Result::ok), Ok(Some(false)));
     offered_note_lettered(&mut on_a).await;
     nodes.heal();
@@ -1193,50 +1103,6 @@ async fn s41_s47_an_offer_waiting_on_a_full_buffer_resolves_false_when_the_peer_
 }
 
 // ======================================================== 6. TLS settings misuse
-
-struct Ca {
-    pem: String,
-    issuer: Issuer<'static, KeyPair>,
-}
-
-impl Ca {
-    fn new(name: &str) -> Self {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let pem = params.self_signed(&key).unwrap().pem();
-        Self {
-            pem,
-            issuer: Issuer::new(params, key),
-        }
-    }
-
-    /// A node's certificate and key, PEM.
-    fn node(&self, name: &str) -> (String, String) {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ServerAuth,
-            ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        (cert.pem(), key.serialize_pem())
-    }
-}
-
-fn tls_reason(result: Result<TlsSettings, RemoteError>) -> String {
-    match result {
-        Err(RemoteError::Tls { reason }) => reason,
-        Err(other) => panic!("another error: {other:?}"),
-        Ok(_) => panic!("accepted"),
-    }
-}
 
 /// S38: the certificate and the key given the wrong way round is a typed error
 /// that names a part, and its message says what to give.
@@ -1326,7 +1192,7 @@ async fn s43_s49_each_give_up_across_two_cycles_publishes_one_event() {
     let mut sub = nodes.a.events().subscribe::<PeerUnreachable>();
     for cycle in 0..2 {
         nodes.a.reconnect(nodes.b.address()).await.unwrap();
-        partition_until_given_up(&nodes.a, &nodes.b).await;
+        partition_until_given_up(&nodes.a, &nodes.b, GIVE_UP).await;
         let event = timeout(T, sub.recv())
             .await
             .expect("an event")
@@ -1352,7 +1218,7 @@ async fn s43_s49_subscriptions_made_and_dropped_between_cycles_hear_only_their_o
         base + 1
     );
     nodes.a.reconnect(nodes.b.address()).await.unwrap();
-    partition_until_given_up(&nodes.a, &nodes.b).await;
+    partition_until_given_up(&nodes.a, &nodes.b, GIVE_UP).await;
     let mut late = nodes.a.events().subscribe::<PeerUnreachable>();
     assert!(timeout(T, early.recv()).await.unwrap().is_some());
     early.unsubscribe();
@@ -1365,7 +1231,7 @@ async fn s43_s49_subscriptions_made_and_dropped_between_cycles_hear_only_their_o
         "a stale event for a late subscriber"
     );
     recover(&nodes.a, &nodes.b).await;
-    partition_until_given_up(&nodes.a, &nodes.b).await;
+    partition_until_given_up(&nodes.a, &nodes.b, GIVE_UP).await;
     let event = timeout(T, late.recv()).await.unwrap().unwrap();
     assert_eq!(&event.peer, nodes.b.address());
     assert!(late.try_recv().is_none());
@@ -1479,7 +1345,7 @@ impl Raw {
 
     /// The next `FromPeer` letter naming this raw peer, and its problem.
     async fn refused(&self, sub: &mut Subscription<DeadLetter>) -> WireProblem {
-        let letter = letter_where(sub, |l| {
+        let letter = letter_where(sub, T, |l| {
             matches!(l.reason(), DeadLetterReason::FromPeer { .. })
         })
         .await;

@@ -6,17 +6,9 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use tapio::SystemError;
+use crate::support::nodes::remote_error;
 use tapio::prelude::*;
 use tapio::remote::{RemoteError, RemoteSettings};
-
-fn remote_error(result: Result<ActorSystem, SystemError>) -> RemoteError {
-    match result {
-        Err(SystemError::Remote(error)) => error,
-        Err(other) => panic!("expected a remote settings error, got {other}"),
-        Ok(_) => panic!("expected the system not to start"),
-    }
-}
 
 // S38: port 0 lets the OS pick; the address every ref writes down carries the host
 // and the port actually bound, from the start.

@@ -1,4 +1,7 @@
-//! Remote: remoting with three systems in one process.
+//! Three systems in one process: refs handed on and going round, asks answered by
+//! another actor or a third system, message shapes and the frame limit, unknown and
+//! undecodable keys, cut connections, give-ups and leaves seen from each peer (S31,
+//! S35-S47).
 //!
 //! Every wait is bounded.
 
@@ -6,6 +9,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::type_complexity)]
 
+use crate::support::nodes::linked;
+use crate::support::outside::ms;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
@@ -26,10 +31,6 @@ use tokio::time::{Instant, timeout};
 
 /// The bound of every wait that expects something to happen.
 const T: Duration = Duration::from_secs(10);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 // =================================================================================
 // Messages (each key is this binary's own)
@@ -316,13 +317,6 @@ fn cut(x: &ActorSystem, y: &ActorSystem) {
 fn heal(x: &ActorSystem, y: &ActorSystem) {
     dir(x, y).heal();
     dir(y, x).heal();
-}
-
-async fn linked(x: &ActorSystem, y: &ActorSystem) {
-    timeout(T, x.reconnect(y.address()))
-        .await
-        .expect("the link in time")
-        .expect("linked");
 }
 
 /// An actor that forwards everything it is told to a channel.
@@ -880,7 +874,7 @@ async fn s44_asks_in_flight_to_a_given_up_peer_fail_fast_while_a_third_answers()
     let worker_c = answerer(&c, "worker");
     let keeper_at_a = a.resolve::<Question>(&uri(&keeper)).unwrap();
     let worker_at_a = a.resolve::<Question>(&uri(&worker_c)).unwrap();
-    linked(&a, &c).await;
+    linked(&a, &c, T).await;
 
     let mut asks = Vec::new();
     for i in 0..10 {
@@ -1322,7 +1316,7 @@ async fn s40_s45_a_held_association_does_not_hold_another() {
     let (a, b, c) = three(calm());
     let (seqs, from_a, mut got) = remote_sink::<Seq>(&a, &b, "seqs");
     let from_c = c.resolve::<Seq>(&uri(&seqs)).unwrap();
-    linked(&c, &b).await;
+    linked(&c, &b, T).await;
     dir(&c, &b).partition();
     for n in 0..50 {
         from_c.tell(seq_from("c", n));
@@ -1343,7 +1337,7 @@ async fn s40_s45_a_held_association_does_not_hold_another() {
 async fn drops_with_seed(seed: u64) -> BTreeSet<u64> {
     let nodes = two_nodes(calm()).unwrap();
     let (_, at_a, mut got) = remote_sink::<Seq>(&nodes.a, &nodes.b, "seqs");
-    linked(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, T).await;
     nodes.a_to_b().drop_ratio(0.5, seed);
     for n in 0..200 {
         at_a.tell(seq_from("a", n));
@@ -1654,8 +1648,8 @@ async fn s41_a_stop_a_system_end_and_a_give_up_look_the_same() {
     let r1 = a.resolve::<Note>(&uri(&w1)).unwrap();
     let r2 = a.resolve::<Note>(&uri(&w2)).unwrap();
     let r3 = a.resolve::<Note>(&uri(&w3)).unwrap();
-    linked(&a, &b).await;
-    linked(&a, &c).await;
+    linked(&a, &b, T).await;
+    linked(&a, &c, T).await;
     let mut ends = watcher(&a, "watcher", vec![r1.clone(), r2.clone(), r3.clone()]);
     nothing(&mut ends, ms(300), "a Terminated before anything stopped").await;
 
@@ -1704,8 +1698,8 @@ async fn s41_s42_a_partition_from_one_peer_ends_only_its_watches() {
     let rb = a.resolve::<Note>(&uri(&wb)).unwrap();
     let rc1 = a.resolve::<Note>(&uri(&wc1)).unwrap();
     let rc2 = a.resolve::<Note>(&uri(&wc2)).unwrap();
-    linked(&a, &b).await;
-    linked(&a, &c).await;
+    linked(&a, &b, T).await;
+    linked(&a, &c, T).await;
     let mut ends_b = watcher(&a, "watch-b", vec![rb.clone()]);
     let mut ends_c = watcher(&a, "watch-c", vec![rc1.clone(), rc2.clone()]);
     let mut gave_up = a.events().subscribe::<PeerUnreachable>();
@@ -1754,7 +1748,7 @@ async fn s41_s42_a_partition_from_one_peer_ends_only_its_watches() {
 async fn s41_a_watch_made_during_a_partition_hears_the_give_up() {
     let nodes = two_nodes(quick()).unwrap();
     let (_, r, _rw) = remote_sink::<Note>(&nodes.a, &nodes.b, "w");
-    linked(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, T).await;
     nodes.partition();
     let started = Instant::now();
     let mut probe = TestProbe::<u64>::new(&nodes.a);
@@ -1777,7 +1771,7 @@ async fn s42_a_one_way_partition_gives_up_on_the_silent_side() {
     let nodes = two_nodes(quick()).unwrap();
     let (a, b) = (&nodes.a, &nodes.b);
     let (wa, at_b, _ra) = remote_sink::<Note>(b, a, "wa");
-    linked(b, a).await;
+    linked(b, a, T).await;
     let mut ends = watcher(b, "watcher", vec![at_b.clone()]);
     let mut gave_up = b.events().subscribe::<PeerUnreachable>();
     let mut letters = b.events().subscribe::<DeadLetter>();
@@ -1807,7 +1801,7 @@ async fn s42_a_one_way_partition_gives_up_on_the_silent_side() {
 async fn s42_s45_a_delay_under_the_window_gives_nobody_up() {
     let nodes = two_nodes(detector(100, 2_000)).unwrap();
     let (_, at_a, mut got) = remote_sink::<Seq>(&nodes.a, &nodes.b, "seqs");
-    linked(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, T).await;
     let (mut a_gave_up, mut b_gave_up) = give_ups(&nodes.a, &nodes.b);
     nodes.a_to_b().delay(ms(400));
     nodes.b_to_a().delay(ms(400));
@@ -1844,7 +1838,7 @@ async fn s42_s45_a_delay_under_the_window_gives_nobody_up() {
 async fn s42_s45_dropping_every_message_keeps_the_heartbeats() {
     let nodes = two_nodes(detector(100, 1_200)).unwrap();
     let (_, at_a, mut got) = remote_sink::<Note>(&nodes.a, &nodes.b, "notes");
-    linked(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, T).await;
     let (mut a_gave_up, mut b_gave_up) = give_ups(&nodes.a, &nodes.b);
     nodes.a_to_b().drop_ratio(1.0, 3);
     for n in 0..10 {
@@ -1867,7 +1861,7 @@ async fn s42_s47_offers_through_a_short_partition_all_arrive_in_order() {
     const N: u64 = 1_500;
     let nodes = two_nodes(detector(100, 4_000)).unwrap();
     let (_, at_a, mut got) = remote_sink::<Seq>(&nodes.a, &nodes.b, "seqs");
-    linked(&nodes.a, &nodes.b).await;
+    linked(&nodes.a, &nodes.b, T).await;
     let mut gave_up = nodes.a.events().subscribe::<PeerUnreachable>();
     nodes.partition();
     let offering = tokio::spawn(async move { refused_offers(&at_a, "a", N).await });
@@ -1941,7 +1935,7 @@ async fn s43_a_quarantine_cleared_on_one_side_only_does_not_link() {
     let nodes = two_nodes(quick()).unwrap();
     let (a, b) = (&nodes.a, &nodes.b);
     let (notes, mut got) = sink::<Note>(b, "notes");
-    linked(a, b).await;
+    linked(a, b, T).await;
     assert!(!a.clear_quarantine(b.address()), "B was never given up");
     a.resolve::<Note>(&uri(&notes))
         .unwrap()
@@ -2049,7 +2043,7 @@ async fn s43_s18_a_watch_ended_by_a_give_up_does_not_fire_again_after_recovery()
     let (a, b) = (&nodes.a, &nodes.b);
     let (w, mut at_w) = sink::<Note>(b, "w");
     let old = a.resolve::<Note>(&full_uri(&w)).unwrap();
-    linked(a, b).await;
+    linked(a, b, T).await;
     let mut old_ends = watcher(a, "old-watcher", vec![old.clone()]);
     let (mut a_gave_up, mut b_gave_up) = give_ups(a, b);
     nodes.partition();

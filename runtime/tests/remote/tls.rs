@@ -9,64 +9,16 @@
 
 use std::time::Duration;
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
-};
 use tapio::prelude::*;
-use tapio::remote::{RemoteError, RemoteSettings, TlsSettings};
+use tapio::remote::{RemoteSettings, TlsSettings};
 use tapio::{DeadLetter, DeadLetterReason};
-use tokio::sync::mpsc;
 
 use crate::support::greeter;
+use crate::support::nodes::{Ca, tls_reason};
 use greeter::*;
 
 const WAIT: Duration = Duration::from_secs(10);
 const SECRET: &[u8] = b"0123456789abcdef";
-
-/// A certificate authority made for one test.
-struct Ca {
-    pem: String,
-    issuer: Issuer<'static, KeyPair>,
-}
-
-impl Ca {
-    fn new(name: &str) -> Self {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let pem = params.self_signed(&key).unwrap().pem();
-        Self {
-            pem,
-            issuer: Issuer::new(params, key),
-        }
-    }
-
-    /// A node certificate for 127.0.0.1 (server and client), and its key, as PEM.
-    fn node(&self, name: &str) -> (String, String) {
-        let key = KeyPair::generate().unwrap();
-        let mut params =
-            CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()]).unwrap();
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ServerAuth,
-            ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        (cert.pem(), key.serialize_pem())
-    }
-
-    /// TLS settings for a node whose certificate this CA signs, trusting `roots`.
-    fn tls(&self, name: &str, roots: &Ca) -> TlsSettings {
-        let (cert, key) = self.node(name);
-        TlsSettings::from_pem(cert.as_bytes(), key.as_bytes(), roots.pem.as_bytes()).unwrap()
-    }
-}
 
 fn node(name: &str, tls: Option<TlsSettings>) -> ActorSystem {
     let mut settings = RemoteSettings::loopback().secret(SECRET.to_vec());
@@ -74,19 +26,6 @@ fn node(name: &str, tls: Option<TlsSettings>) -> ActorSystem {
         settings = settings.tls(tls);
     }
     ActorSystem::builder(name).remote(settings).build().unwrap()
-}
-
-fn listener(system: &ActorSystem) -> (ActorRef<Greeted>, mpsc::UnboundedReceiver<String>) {
-    let (heard, rx) = mpsc::unbounded_channel();
-    let listener = system
-        .spawn(
-            Behaviors::receive_message(move |greeted: Greeted| {
-                let _ = heard.send(greeted.0);
-            }),
-            "listener",
-        )
-        .unwrap();
-    (listener, rx)
 }
 
 /// A directory of its own under the system's temporary one, for PEM files.
@@ -214,13 +153,6 @@ async fn tls_and_plain_tcp_do_not_link() {
     assert_refused(&home, &away).await;
     home.terminate().await;
     away.terminate().await;
-}
-
-fn tls_reason(result: Result<TlsSettings, RemoteError>) -> String {
-    match result {
-        Err(RemoteError::Tls { reason }) => reason,
-        other => panic!("expected RemoteError::Tls, got {other:?}"),
-    }
 }
 
 // Bad PEM, a key that is not the certificate's, no CA root, or a missing file: a

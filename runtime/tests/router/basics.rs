@@ -10,6 +10,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use tapio::IntoBehavior;
 use tapio::prelude::*;
 use tapio::router::RouterError;
 use tapio::testkit::TestProbe;
-use tapio::{DeadLetter, DeadLetterReason, Subscription};
+use tapio::{DeadLetter, DeadLetterReason};
 use tapio::{MailboxConfig, OverflowStrategy};
 use tokio::sync::watch;
 
@@ -117,13 +118,6 @@ async fn routees(
         refs.push(who.expect_message(SECOND).await);
     }
     refs
-}
-
-async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    match tokio::time::timeout(SECOND, letters.recv()).await {
-        Ok(Some(letter)) => letter,
-        other => panic!("no dead letter within a second: {other:?}"),
-    }
 }
 
 // S32: strict round-robin, in the order the routees joined, over several rounds.
@@ -289,7 +283,7 @@ async fn s32_a_message_for_a_stopped_routee_is_a_dead_letter(system: ActorSystem
     probe.watch(&refs[0]);
     open.send_replace(true);
     probe.expect_terminated(&refs[0], SECOND).await;
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, SECOND).await;
     assert_eq!(letter.reason(), &DeadLetterReason::RecipientStopped);
     assert_eq!(letter.recipient(), refs[0].path());
     let Work(n, _) = letter.take_message::<Work>().unwrap();
@@ -561,7 +555,7 @@ async fn s32_a_message_for_a_full_routee_is_a_dead_letter(system: ActorSystem) {
         ["routee-2:3"]
     );
     router.tell(Work(4, probe.actor_ref().clone())); // routee-1: full
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, SECOND).await;
     assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
     assert_eq!(letter.recipient(), refs[0].path());
     let Work(n, _) = letter.take_message::<Work>().unwrap();

@@ -1,4 +1,7 @@
-//! Router: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Routers with other features: bounded routees under broadcast, shrinking with queued
+//! work, asks through a router, blocking routees, groups of adapters, failing bounded
+//! routees, the behavior kit and probes as routees, and a router's own bound (S23,
+//! S28-S33, S48).
 //!
 //! Every wait is bounded.
 
@@ -276,7 +279,7 @@ async fn blocking_routee(system: &ActorSystem) {
     );
     let _ = release.send(());
     let letter = loop {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, T).await;
         if letter.recipient() == routee1.path() {
             break letter;
         }
@@ -409,7 +412,7 @@ async fn s32_s29_a_failing_bounded_routee_restarts_in_place(system: ActorSystem)
     router.tell(Paced::Job(4, me.clone())); // routee-2
     assert_eq!(probe.expect_message(T).await, ("routee-2".to_owned(), 4));
     router.tell(Paced::Job(5, me.clone())); // routee-1: refused, and it fails
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::MailboxFull,

@@ -1,4 +1,4 @@
-//! Router: claims of the README and the guides, one test each.
+//! Routers as the docs describe them: a pool router stops with its last routee.
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Router: edge cases and combinations of the local promises.
+//! Round robin after earlier and later routees stop, a restarting routee keeping its
+//! place, a full routee's dead letter, and a group losing its routees (S32).
 //!
 //! Every wait is bounded.
 

@@ -10,11 +10,11 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod backing_off_routee;
 pub mod basics;
 pub mod combinations;
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod later_combinations;
 pub mod races;
-pub mod stops_and_restarts;
-pub mod under_supervision;
+pub mod restarts_and_resizes;
+pub mod routees_under_stops;

@@ -1,4 +1,6 @@
-//! Router: races on a multi-thread runtime, each run in a bounded loop.
+//! Routers on a multi-thread runtime, each case run in a bounded loop: resizes and
+//! stops under load lose nothing, and round robin and broadcast keep their order (S5,
+//! S32).
 //!
 //! Every wait is bounded.
 

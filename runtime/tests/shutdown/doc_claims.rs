@@ -1,4 +1,5 @@
-//! Shutdown: claims of the README and the guides, one test each.
+//! Shutdown as the docs describe it: terminate begins when called, without being
+//! awaited, and `live_actors` counts the guardians and is zero after terminate.
 //!
 //! Every wait is bounded.
 
@@ -26,7 +27,7 @@ async fn terminate_begins_when_called_without_being_awaited() {
         .unwrap();
 }
 
-// runtime/src/system/mod.rs (`live_actors`), as the brief asks: "How many actor tasks
+// What the doc of `live_actors` (runtime/src/system/mod.rs) says: "How many actor tasks
 // are running, guardians included: zero once the system has terminated".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_actors_counts_guardians_and_is_zero_after_terminate() {

@@ -1,4 +1,5 @@
-//! Shutdown: edge cases and combinations of the local promises.
+//! Shutdown at its edges: a scope terminating on panic, bottom-up termination with busy
+//! async leaves, one deadline for the whole tree, and SIGTERM (S1, S19, S20).
 //!
 //! Every wait is bounded.
 
@@ -6,21 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::edge_cases::*;
+use crate::support::local_corners::post_stop_logger;
 use std::time::Duration;
 use tapio::prelude::*;
 use tapio::testkit::TestProbe;
 use tokio::time::{Instant, timeout};
-
-/// An actor that ignores numbers and logs `post-stop` to `log` when it stops.
-fn post_stop_logger(log: Log) -> Behavior<u64> {
-    Behaviors::receive_message(|_: u64| ())
-        .on_signal(move |_, signal| {
-            if *signal == Signal::PostStop {
-                log.lock().unwrap().push("post-stop".into());
-            }
-        })
-        .into()
-}
 
 // S1: a system owned by a block ends with the block, even when the block panics:
 // its actors still see `PostStop` before the panic goes on.
@@ -34,7 +25,7 @@ async fn s1_scope_terminates_on_panic() {
             let _ = kept_tx.send(system.clone());
             let seen = seen.clone();
             system
-                .spawn(post_stop_logger(seen.clone()), "doomed")
+                .spawn(post_stop_logger(seen.clone(), "post-stop"), "doomed")
                 .unwrap();
             panic!("the block fails");
         })
@@ -196,7 +187,7 @@ async fn s20_sigterm_terminates_the_system() {
     let stops = log();
     let seen = stops.clone();
     system
-        .spawn(post_stop_logger(seen.clone()), "service")
+        .spawn(post_stop_logger(seen.clone(), "post-stop"), "service")
         .unwrap();
     let signals = system.shutdown_on_signals().unwrap();
     let status = std::process::Command::new("kill")

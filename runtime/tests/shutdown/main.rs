@@ -12,9 +12,9 @@ mod support;
 
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod edge_orders;
-pub mod lifecycle_corners;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod events_in_post_stop;
+pub mod handlers_at_the_deadline;
 pub mod races;
+pub mod sigint;
 pub mod signals;
+pub mod terminate_twice;

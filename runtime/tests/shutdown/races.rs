@@ -1,4 +1,5 @@
-//! Shutdown: races on a multi-thread runtime, each run in a bounded loop.
+//! Terminate racing producers, spawning loops, offers and awaiting handlers on a
+//! multi-thread runtime, each case run in a bounded loop (S19, S30, S31).
 //!
 //! Every wait is bounded.
 

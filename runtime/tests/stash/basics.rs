@@ -11,6 +11,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::{letter_within, recv_within};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -96,16 +97,9 @@ fn holder(capacity: usize, report: Reports, then: Behavior<Cmd>) -> Behavior<Cmd
     .unwrap()
 }
 
-async fn next(reports: &mut mpsc::UnboundedReceiver<Report>) -> Report {
-    tokio::time::timeout(WAIT, reports.recv())
-        .await
-        .expect("a report in time")
-        .expect("the reporting actor is alive")
-}
-
 async fn expect(reports: &mut mpsc::UnboundedReceiver<Report>, expected: &[Report]) {
     for report in expected {
-        assert_eq!(&next(reports).await, report);
+        assert_eq!(&recv_within(reports, WAIT).await, report);
     }
 }
 
@@ -114,13 +108,6 @@ fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
         .events()
         .subscribe_with_capacity::<DeadLetter>(100_000)
         .unwrap()
-}
-
-async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
 }
 
 /// Each letter as (its item, its reason); the letters must all carry a `Cmd`.
@@ -208,7 +195,7 @@ async fn s26_overflow_under_a_restart_strategy_restarts_with_an_empty_stash(syst
     .await;
     let mut published = Vec::new();
     for _ in 0..3 {
-        published.push(letter(&mut letters).await);
+        published.push(letter_within(&mut letters, WAIT).await);
     }
     assert_eq!(
         items(&published),
@@ -245,7 +232,7 @@ async fn s27_the_replay_precedes_newer_traffic_from_several_producers(system: Ac
     let actor = system
         .spawn(holder(10_000_000, report.clone(), ready(report)), "holder")
         .unwrap();
-    assert_eq!(next(&mut reports).await, Report::Started(1));
+    assert_eq!(recv_within(&mut reports, WAIT).await, Report::Started(1));
     let opened = Arc::new(AtomicBool::new(false));
     let producers: Vec<_> = (0..PRODUCERS)
         .map(|producer| {
@@ -271,14 +258,14 @@ async fn s27_the_replay_precedes_newer_traffic_from_several_producers(system: Ac
     // Let a backlog build up in the stash, then open while the producers go on.
     let mut stashed = Vec::new();
     while stashed.len() < 1_000 {
-        match next(&mut reports).await {
+        match recv_within(&mut reports, WAIT).await {
             Report::Stashed(n) => stashed.push(n),
             other => panic!("expected a stashed item, got {other:?}"),
         }
     }
     actor.tell(Cmd::Open);
     let held = loop {
-        match next(&mut reports).await {
+        match recv_within(&mut reports, WAIT).await {
             Report::Stashed(n) => stashed.push(n),
             Report::Opened { held } => break held,
             other => panic!("expected a stashed item or the opening, got {other:?}"),
@@ -292,7 +279,7 @@ async fn s27_the_replay_precedes_newer_traffic_from_several_producers(system: Ac
     }
     let mut handled = Vec::with_capacity(total as usize);
     while handled.len() < total as usize {
-        match next(&mut reports).await {
+        match recv_within(&mut reports, WAIT).await {
             Report::Handled(n) => handled.push(n),
             other => panic!("expected a handled item, got {other:?}"),
         }
@@ -317,7 +304,10 @@ async fn s27_the_replay_precedes_newer_traffic_from_several_producers(system: Ac
     }
     // A last message, told now, is the next one handled: nothing was left over.
     actor.tell(Cmd::Item(u64::MAX));
-    assert_eq!(next(&mut reports).await, Report::Handled(u64::MAX));
+    assert_eq!(
+        recv_within(&mut reports, WAIT).await,
+        Report::Handled(u64::MAX)
+    );
 }
 
 // S27: a system message outranks the replayed messages. The first replayed message's

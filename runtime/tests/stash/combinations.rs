@@ -1,4 +1,6 @@
-//! Stash: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Stashes behind bounded mailboxes: a replay is never refused or pushed out by the
+//! bound, a fail overflow discards the stash, and asks held in a discarded stash or
+//! refused by a full mailbox fail at once (S14, S21, S23, S26, S27, S29).
 //!
 //! Every wait is bounded.
 
@@ -166,7 +168,7 @@ async fn s26_s29_fail_overflow_discards_the_stash_and_keeps_the_queue(system: Ac
     actor.tell(Load::N(4));
     actor.tell(Load::N(5));
     actor.tell(Load::N(6)); // full: refused, and the actor fails
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::MailboxFull,
@@ -305,7 +307,7 @@ async fn s21_s29_an_ask_refused_by_a_full_mailbox_fails_at_once(system: ActorSys
     assert_fails_at_once(&outcome, started, |e| {
         matches!(e, AskError::MailboxFull { .. })
     });
-    let letter = next_letter(&mut letters).await;
+    let letter = letter_within(&mut letters, T).await;
     assert_eq!(letter.reason(), &DeadLetterReason::MailboxFull);
     assert_eq!(letter.recipient(), actor.path());
     assert!(matches!(letter.take_message::<Desk>(), Some(Desk::Get(_))));

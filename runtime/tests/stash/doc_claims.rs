@@ -1,4 +1,5 @@
-//! Stash: claims of the README and the guides, one test each.
+//! The stash as the docs describe it: `unstash_all` replays in arrival order ahead of
+//! later messages, and a restart dead-letters what the stash held.
 //!
 //! Every wait is bounded.
 
@@ -71,7 +72,7 @@ async fn a_restart_dead_letters_what_the_stash_held() {
     actor.tell(2u64);
     actor.tell(0u64);
     for expected in [1u64, 2] {
-        let letter = next_letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(
             letter.reason(),
             &DeadLetterReason::StashDiscarded,

@@ -1,4 +1,6 @@
-//! Stash: edge cases and combinations of the local promises.
+//! The stash at its edges: a restart empties it into dead letters, overflow under
+//! supervision and resume, and a replay that goes ahead, is cut short by a stop, or
+//! stashes again (S14, S26, S27).
 //!
 //! Every wait is bounded.
 

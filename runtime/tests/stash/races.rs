@@ -1,4 +1,6 @@
-//! Stash: races on a multi-thread runtime, each run in a bounded loop.
+//! Stashes under producers on a multi-thread runtime, each case run in a bounded loop:
+//! per-sender order, a restart discarding the stash, and a stop during a replay (S5,
+//! S14, S27, S31).
 //!
 //! Every wait is bounded.
 

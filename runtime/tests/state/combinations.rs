@@ -1,4 +1,6 @@
-//! State: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! State machines with other features: a bounded stashing state, ticks and adapted
+//! messages meeting the current state, a pool of machines, the behavior kit, and an ask
+//! held by a state discarded by a restart (S23, S26, S28, S32, S34, S48).
 //!
 //! Every wait is bounded.
 
@@ -155,7 +157,7 @@ async fn s34_s26_a_bounded_stashing_state_replays_then_overflows_into_a_restart(
     for n in 4..=7 {
         assert!(timeout(T, vat.offer(Fill(n))).await.unwrap());
     }
-    let full = next_letter(&mut letters).await;
+    let full = letter_within(&mut letters, T).await;
     assert_eq!(full.reason(), &DeadLetterReason::StashFull, "{full}");
     assert_eq!(fill_number(&full), 7);
     eventually(|| setups.load(Ordering::SeqCst) == 2).await;
@@ -222,7 +224,7 @@ async fn s34_s28_ticks_and_adapted_messages_meet_the_current_state(system: Actor
     kick.tell(Kick); // -> Go: the switch replays 1, 99, 2
     assert_eq!(probe.receive_messages(3, T).await, [1, 99, 2]);
     kick.tell(Kick); // -> Go, which `Pouring` does not handle
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::NotHandledInState("Pouring")

@@ -1,4 +1,5 @@
-//! State: edge cases and combinations of the local promises.
+//! A state refuses what it does not handle and a restart starts over; a stashing state
+//! replays at the switch (S34).
 //!
 //! Every wait is bounded.
 

@@ -8,6 +8,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::{letter_within, recv_within};
 use std::time::Duration;
 
 use tapio::prelude::*;
@@ -145,20 +146,6 @@ fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
     system.events().subscribe::<DeadLetter>()
 }
 
-async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
-}
-
-async fn note(log: &mut mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(WAIT, log.recv())
-        .await
-        .expect("a note in time")
-        .expect("the door is alive")
-}
-
 // S34: a state that has no handler for a message refuses it: the dead letter names
 // the state, and an ask fails at once with the state's name, not at its deadline.
 #[tapio::test]
@@ -166,9 +153,9 @@ async fn s34_a_state_refuses_what_it_does_not_handle(system: ActorSystem) {
     let (log, mut notes) = mpsc::unbounded_channel();
     let mut letters = letters(&system);
     let door = system.spawn(door(log), "door").unwrap();
-    assert_eq!(note(&mut notes).await, "enter Locked");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Locked");
     door.tell(Push(1));
-    let refused = letter(&mut letters).await;
+    let refused = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::NotHandledInState("Locked")
@@ -192,25 +179,25 @@ async fn s34_a_state_refuses_what_it_does_not_handle(system: ActorSystem) {
 async fn s34_a_stashing_state_replays_after_the_switch_it_answers(system: ActorSystem) {
     let (log, mut notes) = mpsc::unbounded_channel();
     let door = system.spawn(door(log), "door").unwrap();
-    assert_eq!(note(&mut notes).await, "enter Locked");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Locked");
     door.tell(Unlock { code: 42 });
     door.tell(Push(5));
     door.tell(Push(7));
     assert_eq!(door.ask(Status).await.unwrap(), "opening");
-    assert_eq!(note(&mut notes).await, "exit Unlocking");
-    assert_eq!(note(&mut notes).await, "enter Open at door");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "exit Unlocking");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Open at door");
     // A request's typed helper asks, as on any actor.
     assert_eq!(door.count().await.unwrap(), 12);
     door.push_by(1);
     assert_eq!(door.count().await.unwrap(), 13);
     door.tell(Lock);
-    assert_eq!(note(&mut notes).await, "enter Locked");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Locked");
     assert_eq!(door.ask(Status).await.unwrap(), "locked");
     // A wrong code goes back to `Locked`: a declared successor too.
     door.tell(Unlock { code: 7 });
     assert_eq!(door.ask(Status).await.unwrap(), "wrong code");
-    assert_eq!(note(&mut notes).await, "exit Unlocking");
-    assert_eq!(note(&mut notes).await, "enter Locked");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "exit Unlocking");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Locked");
 }
 
 // S34: a restart starts again from the initial state, with fresh data.
@@ -221,7 +208,7 @@ async fn s34_a_restart_starts_again_from_the_initial_state(system: ActorSystem) 
         .on_failure::<Panicked>(SupervisorStrategy::restart())
         .into();
     let door = system.spawn(supervised, "door").unwrap();
-    assert_eq!(note(&mut notes).await, "enter Locked");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Locked");
     door.tell(Unlock { code: 42 });
     assert_eq!(door.ask(Status).await.unwrap(), "opening");
     door.tell(Push(3));
@@ -248,7 +235,7 @@ async fn s34_a_state_lost_in_a_switching_handler_fails_the_actor(system: ActorSy
         .on_failure::<Panicked>(SupervisorStrategy::resume())
         .into();
     let door = system.spawn(supervised, "door").unwrap();
-    assert_eq!(note(&mut notes).await, "enter Locked");
+    assert_eq!(recv_within(&mut notes, WAIT).await, "enter Locked");
     door.tell(Crash);
     match door.ask(Status).timeout(Duration::from_secs(3600)).await {
         Err(AskError::NotHandled { state, .. }) => assert_eq!(state, "vacant"),

@@ -12,9 +12,9 @@ mod support;
 
 pub mod combinations;
 pub mod edge_cases;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod local_corners;
+pub mod hooks_and_stashing;
+pub mod lost_state;
 pub mod machine;
-pub mod stops_and_restarts;
-pub mod with_other_features;
+pub mod refusals_and_replays;
+pub mod restarts_and_timers;
+pub mod switch_order;

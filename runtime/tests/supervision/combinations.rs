@@ -1,4 +1,4 @@
-//! Supervision: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Waiting offers cross a restart with backoff in order (S13, S30).
 //!
 //! Every wait is bounded.
 
@@ -70,7 +70,7 @@ async fn s13_s30_waiting_offers_cross_a_restart_with_backoff_in_order(system: Ac
     // The crash frees the room, and o2 takes it while the actor backs off.
     assert!(timeout(T, &mut o2).await.unwrap());
     actor.tell(Work::N(99)); // no room during the backoff: a dead letter
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(
         refused.reason(),
         &DeadLetterReason::MailboxFull,

@@ -1,4 +1,5 @@
-//! Supervision: claims of the README and the guides, one test each.
+//! Supervision as the docs describe it: the restart defaults, the default backoff, a
+//! restarted `setup_once`, a clause matching inside a `BoxError`, and a death pact.
 //!
 //! Every wait is bounded.
 

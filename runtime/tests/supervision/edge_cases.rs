@@ -1,4 +1,6 @@
-//! Supervision: edge cases and combinations of the local promises.
+//! The supervision promises at their edges: the default stop, stacked and nested
+//! clauses, backoff and restart limits and windows, restart and identity, signal order,
+//! escalation, watching, bounded mailboxes, and `ChildFailed` priority (S9-S18, S29).
 //!
 //! Every wait is bounded.
 

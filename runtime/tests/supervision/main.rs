@@ -10,21 +10,21 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod bounds_and_asks_in_backoff;
 pub mod boxed_errors;
 pub mod combinations;
+pub mod corners;
+pub mod deep_trees;
 pub mod default_stop;
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod edge_orders;
 pub mod escalation;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod lifecycle_corners;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod limits_and_lifecycles;
+pub mod offers_through_restarts;
 pub mod races;
 pub mod restart;
-pub mod stops_and_restarts;
+pub mod restart_is_not_termination;
+pub mod restarted_values_and_watchers;
+pub mod signal_handler_failures;
 pub mod strategies;
-pub mod under_supervision;
-pub mod with_other_features;
+pub mod unusual_orders;

@@ -1,4 +1,6 @@
-//! Supervision: races on a multi-thread runtime, each run in a bounded loop.
+//! Supervision under producers on a multi-thread runtime, each case run in a bounded
+//! loop: restarts, overflow strategies, `PostStop` order, stops during backoff and
+//! terminate (S5, S13, S15, S19, S29, S31).
 //!
 //! Every wait is bounded.
 

@@ -6,6 +6,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::ms;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -16,10 +17,6 @@ use tapio::testkit::TestProbe;
 use tokio::time::Instant;
 
 const SECOND: Duration = Duration::from_secs(1);
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 #[derive(Debug, thiserror::Error)]
 #[error("refused")]

@@ -1,9 +1,14 @@
-//! What the scenarios of features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts share across areas.
+//! Helpers for the modules that combine bounded mailboxes, offers, stashes, adapters
+//! and timers: a bounded mailbox config, the dead letters of a window, the check that
+//! an ask failed at once, one poll of a future, draining a probe, a gated sink of
+//! items, a loader whose dead letters are counted, and an owner with an adapter for a
+//! foreign protocol.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::{Boom, T, eventually, letter_within};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,26 +23,12 @@ use tapio::{
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::{Instant, timeout};
 
-pub const T: Duration = Duration::from_secs(5);
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("boom: a test failure")]
-pub struct Boom;
-
 // ---------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------
 
 pub fn bounded(capacity: usize, overflow: OverflowStrategy) -> MailboxConfig {
     MailboxConfig::bounded(capacity, overflow).unwrap()
-}
-
-/// The next dead letter, in bounded time.
-pub async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    timeout(T, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the event stream is open")
 }
 
 /// Every dead letter published within `within` from now.
@@ -76,17 +67,6 @@ pub fn assert_fails_at_once<R: std::fmt::Debug>(
 pub fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> Poll<F::Output> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     std::pin::Pin::new(future).poll(&mut cx)
-}
-
-/// Wait (in bounded time) until `done` holds.
-pub async fn eventually(mut done: impl FnMut() -> bool) {
-    timeout(T, async {
-        while !done() {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-    })
-    .await
-    .expect("the condition came true in time");
 }
 
 /// Drain what a probe receives until it has been quiet for `quiet`.

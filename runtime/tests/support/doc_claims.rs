@@ -1,9 +1,12 @@
-//! What the scenarios of claims of the README and the guides, one test each share across areas.
+//! Helpers for the modules that check the claims of the README and the guides: a
+//! workspace file read as text, short bounds on waits, a `Get` request answered
+//! `Seven`, and a blocking job actor held by a gate.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub use super::outside::letter_within;
 use std::sync::Arc;
 use std::time::Duration;
 use tapio::prelude::*;
@@ -28,12 +31,6 @@ pub async fn within<T>(what: &str, future: impl std::future::IntoFuture<Output =
     tokio::time::timeout(WAIT, future)
         .await
         .unwrap_or_else(|_| panic!("{what}: nothing within {WAIT:?}"))
-}
-
-pub async fn next_letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    within("a dead letter", letters.recv())
-        .await
-        .expect("the stream is open")
 }
 
 pub async fn recv<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> T {

@@ -1,9 +1,15 @@
-//! What the scenarios of edge cases and combinations of the local promises share across areas.
+//! Helpers for the modules that test the local promises at their edges: a gated sink
+//! and its spawn behind a bounded mailbox, a gated setup, checks of a dead letter's
+//! reason and message, a watcher that reports `Terminated` as text, and a chain of slow
+//! `PostStop` handlers.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::{
+    Boom, Log, T, dead_letter_for, entries, eventually, letter_within, new_log as log,
+};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,43 +23,9 @@ use tapio::{
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout};
 
-pub const T: Duration = Duration::from_secs(5);
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("boom: a test failure")]
-pub struct Boom;
-
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("crash: a third test failure")]
 pub struct Crash;
-
-/// A shared, ordered log for what must be checked after the system has stopped
-/// (probes live under `/system`, which stops after `/user`).
-pub type Log = Arc<Mutex<Vec<String>>>;
-
-pub fn log() -> Log {
-    Arc::new(Mutex::new(Vec::new()))
-}
-
-pub fn entries(log: &Log) -> Vec<String> {
-    log.lock().unwrap().clone()
-}
-
-/// The next dead letter meant for `recipient`, skipping others.
-pub async fn dead_letter_for(
-    letters: &mut tapio::Subscription<DeadLetter>,
-    recipient: &tapio::ActorPath,
-) -> DeadLetter {
-    loop {
-        let letter = timeout(T, letters.recv())
-            .await
-            .expect("a dead letter in time")
-            .expect("the event stream is open");
-        if letter.recipient() == recipient {
-            return letter;
-        }
-    }
-}
 
 /// A sink that reports each number; on `block_on` it waits for a permit of `gate`
 /// first (after reporting `0` to say it has started).
@@ -118,17 +90,6 @@ pub async fn expect_dead_letter<M: Message + PartialEq + std::fmt::Debug>(
 ) {
     let letter = letter_with(letters, recipient, reason).await;
     assert_eq!(letter.take_message::<M>(), Some(message));
-}
-
-/// Wait (in bounded, virtual time) until `done` holds.
-pub async fn eventually(mut done: impl FnMut() -> bool) {
-    timeout(T, async {
-        while !done() {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-    })
-    .await
-    .expect("the condition came true in time");
 }
 
 // ---------------------------------------------------------------------------------

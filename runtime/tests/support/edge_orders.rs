@@ -1,4 +1,5 @@
-//! What the scenarios of combinations and edge orders share across areas.
+//! Helpers for the modules that test features in unusual orders: a request `Q`, the
+//! paths a failure climbed, a fixed backoff, a `Tick`, and a gated actor.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -1,9 +1,12 @@
-//! What the scenarios of what a new user tries first share across areas.
+//! Messages and helpers for the modules that try what a new user tries first across a
+//! link: notes, pings, holds and echoes, stopping an actor and waiting for its end, and
+//! the outcome of an ask run in a task.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::{T as BOUND, letter_where};
 use std::time::{Duration, Instant};
 use tapio::prelude::*;
 use tapio::remote::spawn::{RemoteSpawnError, Spawn, SpawnFailure, SpawnReply, Spawner};
@@ -76,26 +79,6 @@ impl Echo {
 // ---------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------
-
-pub const BOUND: Duration = Duration::from_secs(5);
-
-/// The next dead letter that satisfies `wanted`, within `within`.
-pub async fn letter_where(
-    letters: &mut tapio::Subscription<DeadLetter>,
-    within: Duration,
-    wanted: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = tokio::time::Instant::now() + within;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, letters.recv()).await {
-            Ok(Some(letter)) if wanted(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(letter.to_string()),
-            Ok(None) => panic!("the event stream closed; letters seen: {seen:?}"),
-            Err(_) => panic!("no matching dead letter within {within:?}; letters seen: {seen:?}"),
-        }
-    }
-}
 
 /// Stops `actor` by `stop` and waits (bounded) until a probe on `system` sees it end.
 pub async fn stop_and_wait<Q: Message>(

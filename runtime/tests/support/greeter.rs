@@ -1,7 +1,9 @@
 //! The greeter the link tests talk to across a link: a tell answered through a
-//! reply ref in the message, and a request answered through its reply slot.
+//! reply ref in the message, and a request answered through its reply slot; and
+//! the listener that hears the greetings.
 
 use tapio::prelude::*;
+use tokio::sync::mpsc;
 
 #[message(remote = "link.greet.v1")]
 #[derive(Debug)]
@@ -38,4 +40,18 @@ impl Greeter {
     fn count(&mut self, _: Count) -> Counted {
         Counted(self.greeted)
     }
+}
+
+/// A `listener` on `system` that forwards each greeting it hears to a channel.
+pub fn listener(system: &ActorSystem) -> (ActorRef<Greeted>, mpsc::UnboundedReceiver<String>) {
+    let (heard, rx) = mpsc::unbounded_channel();
+    let listener = system
+        .spawn(
+            Behaviors::receive_message(move |greeted: Greeted| {
+                let _ = heard.send(greeted.0);
+            }),
+            "listener",
+        )
+        .unwrap();
+    (listener, rx)
 }

@@ -1,9 +1,11 @@
-//! What the scenarios of what the guides promise, tried as written share across areas.
+//! The bound on waits and the `Weather` message of the modules that try the guides as
+//! written.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::letter_within;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,13 +19,6 @@ use tapio::{
 use tokio::sync::mpsc;
 
 pub const WAIT: Duration = Duration::from_secs(5);
-
-pub async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
-}
 
 // ---------------------------------------------------------------------------------
 // The event stream and dead letters (S49, S31)

@@ -1,9 +1,11 @@
-//! What the scenarios of combinations of the later features share across areas.
+//! Helpers for the modules that combine the later features: parsing a `name n` line,
+//! the `Pulse` and `Cmd` protocols, a `Crash`, and a watcher that reports on a channel.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::letter_where;
 use crate::support::outside;
 use outside::{Boom, T, describe, expect_lines, letters, letters_for, ms, next, no_letter_for};
 use std::collections::{BTreeMap, HashSet};
@@ -24,22 +26,6 @@ use tokio::time::{Instant, timeout};
 // =================================================================================
 // helpers
 // =================================================================================
-
-/// The first dead letter for which `want` holds, within `T`.
-pub async fn letter_where(
-    sub: &mut Subscription<DeadLetter>,
-    want: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = Instant::now() + T;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, sub.recv()).await {
-            Ok(Some(letter)) if want(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(describe(&letter)),
-            Ok(None) | Err(_) => panic!("no matching dead letter within {T:?}; saw {seen:?}"),
-        }
-    }
-}
 
 pub fn parse(line: &str) -> (String, u64) {
     let (name, n) = line.split_once(' ').unwrap();

@@ -1,4 +1,6 @@
-//! What the scenarios of restart limits, lifecycles and the corners of each feature share across areas.
+//! The dead letters of one actor, by its path or by its path as text, collected until
+//! the stream has been quiet for a while, for the modules on restart limits and
+//! lifecycles.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -1,4 +1,5 @@
-//! What the scenarios of corners of the local runtime share across areas.
+//! A `PostStop` logger, and an `Account` actor with its messages, for the modules on
+//! corners of the local runtime.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

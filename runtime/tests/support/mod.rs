@@ -1,5 +1,5 @@
 //! What the test binaries share: bounds on waits, probes and sinks, captured logs,
-//! two-node setups, a raw TCP client, and the helpers that scenarios of several areas
+//! two-node setups, a raw TCP client, and the helpers that tests of several areas
 //! use. Each binary compiles all of it and uses some, so what one leaves unused is
 //! not a warning.
 #![allow(dead_code, unused_imports)]
@@ -16,6 +16,7 @@ pub mod guide_claims;
 pub mod later_combinations;
 pub mod lifecycle_corners;
 pub mod local_corners;
+pub mod nodes;
 pub mod outside;
 pub mod past_happy_paths;
 pub mod races;

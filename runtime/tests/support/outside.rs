@@ -1,7 +1,7 @@
-//! What the outside-in sweeps share: the bound on every wait, two failures a handler
-//! can return, a log that actors write to and a test reads, dead-letter
-//! subscriptions and waits for the letters of one actor, and bounded receives. Each sweep uses some
-//! of it, so what one leaves unused is not a warning.
+//! The basics most test modules share: the bound on every wait, two failures a
+//! handler can return, a log that actors write to and a test reads, dead-letter
+//! subscriptions and bounded waits for dead letters, and bounded receives from a
+//! channel. Each binary uses some of it, so what one leaves unused is not a warning.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -49,6 +49,17 @@ pub fn entries(log: &Log) -> Vec<String> {
     log.lock().unwrap().clone()
 }
 
+/// Wait (in bounded time, virtual where the clock is paused) until `done` holds.
+pub async fn eventually(mut done: impl FnMut() -> bool) {
+    tokio::time::timeout(T, async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await
+    .expect("the condition came true in time");
+}
+
 /// A dead letter in a line: its message's type, its recipient and its reason.
 pub fn describe(letter: &DeadLetter) -> String {
     format!(
@@ -57,6 +68,45 @@ pub fn describe(letter: &DeadLetter) -> String {
         letter.recipient(),
         letter.reason()
     )
+}
+
+/// The next dead letter, within `bound`.
+pub async fn letter_within(letters: &mut Subscription<DeadLetter>, bound: Duration) -> DeadLetter {
+    tokio::time::timeout(bound, letters.recv())
+        .await
+        .expect("a dead letter in time")
+        .expect("the event stream is open")
+}
+
+/// The next dead letter that satisfies `wanted`, within `within` (others are skipped).
+pub async fn letter_where(
+    letters: &mut Subscription<DeadLetter>,
+    within: Duration,
+    mut wanted: impl FnMut(&DeadLetter) -> bool,
+) -> DeadLetter {
+    let deadline = Instant::now() + within;
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, letters.recv()).await {
+            Ok(Some(letter)) if wanted(&letter) => return letter,
+            Ok(Some(letter)) => seen.push(describe(&letter)),
+            Ok(None) => panic!("the event stream closed; letters seen: {seen:?}"),
+            Err(_) => panic!("no matching dead letter within {within:?}; letters seen: {seen:?}"),
+        }
+    }
+}
+
+/// The next dead letter addressed to `recipient` (others are skipped), each within `T`.
+pub async fn dead_letter_for(
+    letters: &mut Subscription<DeadLetter>,
+    recipient: &ActorPath,
+) -> DeadLetter {
+    loop {
+        let letter = letter_within(letters, T).await;
+        if letter.recipient() == recipient {
+            return letter;
+        }
+    }
 }
 
 /// The next `n` dead letters addressed to `path` (others are skipped), all within `T`.
@@ -125,4 +175,53 @@ pub async fn next<M>(rx: &mut mpsc::UnboundedReceiver<M>) -> M {
         .await
         .expect("within the bound")
         .expect("the sender is alive")
+}
+
+/// Receive from `rx` within `within`.
+pub async fn recv_within<M>(rx: &mut mpsc::UnboundedReceiver<M>, within: Duration) -> M {
+    tokio::time::timeout(within, rx.recv())
+        .await
+        .expect("nothing arrived in time")
+        .expect("the channel closed")
+}
+
+/// Panics if anything arrives on `rx` within `within` (a closed channel counts as
+/// nothing: its sender's actor stopped).
+pub async fn nothing_within<M: std::fmt::Debug>(
+    rx: &mut mpsc::UnboundedReceiver<M>,
+    within: Duration,
+) {
+    if let Ok(Some(got)) = tokio::time::timeout(within, rx.recv()).await {
+        panic!("expected nothing, got {got:?}");
+    }
+}
+
+/// Read `count` values from `rx`, each within `T`.
+pub async fn take<M>(rx: &mut mpsc::UnboundedReceiver<M>, count: usize) -> Vec<M> {
+    let mut got = Vec::with_capacity(count);
+    for _ in 0..count {
+        got.push(recv_within(rx, T).await);
+    }
+    got
+}
+
+/// The text of a panic payload.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "<not text>".into())
+}
+
+/// Longer than any clamp a runtime or tokio applies to a deadline.
+pub const TWO_CENTURIES: Duration = Duration::from_secs(200 * 365 * 24 * 3600);
+
+/// Let two centuries of paused time pass: past tokio's thirty years for a sleep this
+/// long, and past the century a deadline that did not fit the clock once stood for.
+/// `sleep_until`, as `tokio::time::sleep` stops at thirty years.
+pub async fn pass_two_centuries() {
+    let start = Instant::now();
+    tokio::time::sleep_until(start + TWO_CENTURIES).await;
+    assert!(start.elapsed() >= TWO_CENTURIES, "{:?}", start.elapsed());
 }

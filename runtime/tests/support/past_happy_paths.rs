@@ -1,4 +1,6 @@
-//! What the scenarios of the least tested promises past their happy paths share across areas.
+//! Helpers for the modules that take the promises past their happy paths: a `PostStop`
+//! reporter, a collector of items by sender, the steps of a script, and a guard that
+//! logs when it is dropped.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -1,9 +1,13 @@
-//! What the scenarios of races on a multi-thread runtime, each run in a bounded loop share across areas.
+//! The harness of the race tests: each case runs in a bounded loop of fresh systems on
+//! a multi-thread runtime; producers encode their id and sequence number in each
+//! message, and the checks account for every message as handled or lettered, in order,
+//! with nothing hung or leaked.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::{Boom, Log, ms, new_log as log};
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
@@ -25,14 +29,6 @@ pub const T: Duration = Duration::from_secs(10);
 
 /// How long accounting waits for the last letters to come in.
 pub const SETTLE: Duration = Duration::from_secs(3);
-
-pub fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("boom: a test failure")]
-pub struct Boom;
 
 pub type Shared = Arc<Mutex<Vec<u64>>>;
 
@@ -508,14 +504,6 @@ pub fn refused_are_letters(refused: &Shared, found: &[(u64, DeadLetterReason)]) 
         .into_iter()
         .filter(|v| !lettered.contains(v))
         .collect()
-}
-
-/// A log of strings that several actors append to.
-pub type Log = Arc<Mutex<Vec<String>>>;
-
-/// An empty [`Log`].
-pub fn log() -> Log {
-    Arc::new(Mutex::new(Vec::new()))
 }
 
 /// An actor that watches `target` and logs `label(ended)` in `heard` for each `Terminated`.

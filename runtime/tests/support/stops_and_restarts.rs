@@ -1,4 +1,6 @@
-//! What the scenarios of the later features under stops, restarts and the testkit share across areas.
+//! A holder actor with a gate and an adapter, a probe and its ref, a subscription to
+//! every dead letter, and the number of runs of a looped case, for the modules on
+//! features under stops, restarts and the testkit.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]

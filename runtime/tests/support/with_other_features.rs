@@ -1,9 +1,12 @@
-//! What the scenarios of remoting and the local features together share across areas.
+//! Messages and helpers for the modules that use remoting with the local features:
+//! `Pong`, `Crash` and `Held`, receives until a channel closes, dead letters until
+//! quiet, a reporting behavior, and the check that an ask was unanswered at once.
 
 #![allow(dead_code)]
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub use super::outside::{Boom, T as BOUND, letter_where, ms, recv_within, take};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,10 +29,6 @@ pub struct Pong(pub u64);
 #[derive(Debug, Clone)]
 pub struct Crash;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("boom: a test failure")]
-pub struct Boom;
-
 #[message]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Held {
@@ -43,28 +42,6 @@ pub enum Held {
 // Helpers
 // ---------------------------------------------------------------------------------
 
-pub const BOUND: Duration = Duration::from_secs(5);
-
-pub fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-pub async fn recv_within<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> T {
-    tokio::time::timeout(within, rx.recv())
-        .await
-        .expect("nothing arrived in time")
-        .expect("the channel closed")
-}
-
-/// Reads `count` values from `rx`, each within `BOUND`.
-pub async fn take<T>(rx: &mut mpsc::UnboundedReceiver<T>, count: usize) -> Vec<T> {
-    let mut got = Vec::with_capacity(count);
-    for _ in 0..count {
-        got.push(recv_within(rx, BOUND).await);
-    }
-    got
-}
-
 /// Everything `rx` yields until its senders are gone, within `within` in all.
 pub async fn until_closed<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Duration) -> Vec<T> {
     let deadline = tokio::time::Instant::now() + within;
@@ -74,24 +51,6 @@ pub async fn until_closed<T>(rx: &mut mpsc::UnboundedReceiver<T>, within: Durati
             Ok(Some(item)) => got.push(item),
             Ok(None) => return got,
             Err(_) => panic!("the channel did not close within {within:?}"),
-        }
-    }
-}
-
-/// The next dead letter that satisfies `wanted`, within `within`.
-pub async fn letter_where(
-    letters: &mut Subscription<DeadLetter>,
-    within: Duration,
-    wanted: impl Fn(&DeadLetter) -> bool,
-) -> DeadLetter {
-    let deadline = tokio::time::Instant::now() + within;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, letters.recv()).await {
-            Ok(Some(letter)) if wanted(&letter) => return letter,
-            Ok(Some(letter)) => seen.push(letter.to_string()),
-            Ok(None) => panic!("the event stream closed; letters seen: {seen:?}"),
-            Err(_) => panic!("no matching dead letter within {within:?}; letters seen: {seen:?}"),
         }
     }
 }

@@ -11,7 +11,7 @@
 mod support;
 
 pub mod behavior_kit;
-pub mod guide_claims;
+pub mod kit_examples;
 pub mod leaks;
-pub mod lifecycle_corners;
 pub mod probe;
+pub mod stopped_kits;

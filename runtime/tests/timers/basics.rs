@@ -6,16 +6,13 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::ms;
 use std::time::Duration;
 
 use tapio::prelude::*;
 use tapio::testkit::{BehaviorTestKit, Effect, LeakReport, TestProbe};
 use tapio::{TimerMode, TimerScheduler, ZeroInterval};
 use tokio::sync::watch;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 const SECOND: Duration = Duration::from_secs(1);
 

@@ -1,4 +1,6 @@
-//! Timers: features in combination: bounds, offers, stashes, adapters, timers, state machines and restarts.
+//! Timers behind bounded mailboxes: a waiting tick is kept, an offer waits behind a
+//! queued tick, and fixed-rate catch-up is not refused by a bound of one (S25, S29,
+//! S30).
 //!
 //! Every wait is bounded.
 
@@ -152,7 +154,7 @@ async fn s25_s30_an_offer_waits_behind_a_queued_tick(system: ActorSystem) {
         "the tick holds the room"
     );
     actor.tell(Pulse::Direct(2)); // refused: the tick holds the room
-    let refused = next_letter(&mut letters).await;
+    let refused = letter_within(&mut letters, T).await;
     assert_eq!(refused.reason(), &DeadLetterReason::MailboxFull);
     assert!(matches!(
         refused.take_message::<Pulse>(),

@@ -1,4 +1,6 @@
-//! Timers: edge cases and combinations of the local promises.
+//! Timers at their edges: a restart cancels timers and queued ticks, fixed delay
+//! against fixed rate under a stall, keys that replace and cancel, and a stop (S14,
+//! S25).
 //!
 //! Every wait is bounded.
 

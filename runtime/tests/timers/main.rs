@@ -10,16 +10,16 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod backoff_and_kit_beats;
 pub mod basics;
 pub mod combinations;
+pub mod corners;
 pub mod edge_cases;
-pub mod edge_orders;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod lifecycle_corners;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod failed_incarnations;
+pub mod keys_and_lifecycles;
+pub mod kit_records;
 pub mod races;
-pub mod stops_and_restarts;
-pub mod under_supervision;
-pub mod with_other_features;
+pub mod replaced_from_tick;
+pub mod resume;
+pub mod scheduler_clones;
+pub mod ticks_in_turn;

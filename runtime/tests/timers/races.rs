@@ -1,4 +1,6 @@
-//! Timers: races on a multi-thread runtime, each run in a bounded loop.
+//! Timers under load on a multi-thread runtime, each case run in a bounded loop: old
+//! ticks after a restart, cancelled keys, single timers, stalls, and terminate (S14,
+//! S19, S24, S25, S48).
 //!
 //! Every wait is bounded.
 

@@ -1,4 +1,5 @@
-//! Watch: claims of the README and the guides, one test each.
+//! Death watch as the docs describe it: watching twice delivers `Terminated` once, and
+//! watching an actor already stopped delivers it.
 //!
 //! Every wait is bounded.
 

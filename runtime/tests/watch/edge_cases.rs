@@ -1,4 +1,6 @@
-//! Watch: edge cases and combinations of the local promises.
+//! Death watch at its edges: a child's name is free when its parent hears `Terminated`,
+//! a watch after the stop, and unwatch before and after the `Terminated` is on its way
+//! (S2, S18).
 //!
 //! Every wait is bounded.
 

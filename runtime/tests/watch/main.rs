@@ -10,13 +10,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+pub mod awaiting_handler;
 pub mod doc_claims;
 pub mod edge_cases;
-pub mod edge_orders;
-pub mod guide_claims;
-pub mod later_combinations;
-pub mod lifecycle_corners;
-pub mod local_corners;
-pub mod past_happy_paths;
+pub mod free_name;
+pub mod kit_and_probe;
 pub mod races;
+pub mod rewatch;
+pub mod sequences;
+pub mod signal_switch_and_probes;
 pub mod terminated;

@@ -1,4 +1,5 @@
-//! Watch: races on a multi-thread runtime, each run in a bounded loop.
+//! Watches racing stops on a multi-thread runtime, each case run in a bounded loop: one
+//! message at a time with terminations, and watch and unwatch racing a stop (S4, S18).
 //!
 //! Every wait is bounded.
 

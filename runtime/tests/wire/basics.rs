@@ -5,6 +5,7 @@
 #![allow(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::outside::letter_within;
 use std::time::Duration;
 
 use tapio::prelude::*;
@@ -80,13 +81,6 @@ fn greet(whom: &str) -> Vec<u8> {
 
 fn letters(system: &ActorSystem) -> Subscription<DeadLetter> {
     system.events().subscribe::<DeadLetter>()
-}
-
-async fn letter(letters: &mut Subscription<DeadLetter>) -> DeadLetter {
-    tokio::time::timeout(WAIT, letters.recv())
-        .await
-        .expect("a dead letter in time")
-        .expect("the stream is open")
 }
 
 /// The problem a dead letter from the peer carries.
@@ -266,7 +260,7 @@ async fn s37_every_bad_frame_is_a_dead_letter_naming_the_peer(system: ActorSyste
     for (name, bytes, expected) in cases {
         let problem = system.deliver_frame(&peer(), &bytes).expect_err(name);
         assert!(expected(&problem), "{name}: {problem:?}");
-        let letter = letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(problem_of(&letter), problem, "{name}");
     }
 
@@ -282,7 +276,7 @@ async fn s37_every_bad_frame_is_a_dead_letter_naming_the_peer(system: ActorSyste
             ),
         )
         .unwrap_err();
-    let refused = letter(&mut letters).await;
+    let refused = letter_within(&mut letters, WAIT).await;
     assert_eq!(refused.take_message::<Shout>(), Some(Shout("hey".into())));
     assert_eq!(refused.recipient(), greeter.path());
 
@@ -373,7 +367,7 @@ async fn s35_a_hand_built_registry_refuses_what_it_leaves_out() {
         Err(WireProblem::UnknownKey(Tree::KEY.to_owned()))
     );
     assert_eq!(
-        problem_of(&letter(&mut letters).await),
+        problem_of(&letter_within(&mut letters, WAIT).await),
         WireProblem::UnknownKey(Tree::KEY.to_owned())
     );
     let nobody = frame(Tree::KEY, "/user/nobody", 0, &tree);
@@ -479,7 +473,7 @@ async fn s37_frames_to_a_cached_recipient_are_refused_as_any_other(system: Actor
     for (name, bytes, expected) in cases {
         let problem = system.deliver_frame(&peer(), &bytes).expect_err(name);
         assert!(expected(&problem), "{name}: {problem:?}");
-        let letter = letter(&mut letters).await;
+        let letter = letter_within(&mut letters, WAIT).await;
         assert_eq!(problem_of(&letter), problem, "{name}");
     }
     // Nothing else came: the refused frames reached nobody, and no letter is left.
@@ -510,7 +504,10 @@ async fn s37_a_stopped_recipient_is_a_dead_letter_naming_the_peer(system: ActorS
         ),
         "{problem:?}"
     );
-    assert_eq!(problem_of(&letter(&mut letters).await), problem);
+    assert_eq!(
+        problem_of(&letter_within(&mut letters, WAIT).await),
+        problem
+    );
 }
 
 mod properties {
@@ -691,7 +688,7 @@ async fn s36_a_ref_to_another_system_is_bound_to_that_peer(system: ActorSystem) 
     system
         .deliver_frame(&peer(), &frame(Hello::KEY, "/user/host", 0, &payload))
         .unwrap();
-    let letter = letter(&mut letters).await;
+    let letter = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         letter.recipient().to_uri(),
         "tapio://elsewhere@10.0.0.7:2552/user/listener"
@@ -739,7 +736,10 @@ async fn s36_a_ref_decodes_only_to_a_live_actor_of_its_protocol(system: ActorSys
         matches!(problem, WireProblem::Undecodable { .. }),
         "{problem:?}"
     );
-    assert_eq!(problem_of(&letter(&mut letters).await), problem);
+    assert_eq!(
+        problem_of(&letter_within(&mut letters, WAIT).await),
+        problem
+    );
     let _ = hello_frame;
 }
 
@@ -761,7 +761,7 @@ async fn s36_a_ref_to_a_stopped_incarnation_decodes_as_a_stopped_ref(system: Act
     system
         .deliver_frame(&peer(), &frame(Hello::KEY, "/user/host", 0, &payload))
         .unwrap();
-    let letter = letter(&mut letters).await;
+    let letter = letter_within(&mut letters, WAIT).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::RecipientStopped,
@@ -900,7 +900,7 @@ async fn s35_s37_a_message_that_refuses_a_value_on_decode(system: ActorSystem) {
         other => panic!("expected an undecodable payload, got {other:?}"),
     }
     system.deliver_frame(&peer(), &good).unwrap();
-    match problem_of(&letter(&mut letters).await) {
+    match problem_of(&letter_within(&mut letters, WAIT).await) {
         // The letter keeps the text of the type's own error, not only that the
         // payload did not decode.
         WireProblem::Undecodable { key, error } => {
