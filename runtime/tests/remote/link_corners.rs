@@ -1259,9 +1259,11 @@ impl Crossing {
         stop.await;
         let n = u64::from(n);
         // Count the dead letters of each direction on both sides until the sums
-        // are complete, or nothing more comes for two seconds.
+        // are complete, or the bound passes (a window of silence would end the count
+        // early on a loaded machine: the sums are what ends it).
         let (mut lost_to_b, mut lost_to_a) = (0_u64, 0_u64);
         let mut reasons: HashMap<String, u64> = HashMap::new();
+        let bound = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
             let done = self.got_b.load(Ordering::SeqCst) + lost_to_b >= n
                 && self.got_a.load(Ordering::SeqCst) + lost_to_a >= n;
@@ -1271,7 +1273,7 @@ impl Crossing {
             let next = tokio::select! {
                 l = dla.recv() => l.map(|l| ("a", l)),
                 l = dlb.recv() => l.map(|l| ("b", l)),
-                () = tokio::time::sleep(Duration::from_secs(2)) => None,
+                () = tokio::time::sleep_until(bound) => None,
             };
             let Some((side, letter)) = next else { break };
             let key = format!("on {side}: {}", letter.reason());
