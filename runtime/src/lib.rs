@@ -259,8 +259,9 @@ pub mod __private {
         ReplyTo, ResultWithError, UnknownSlot,
     };
     pub use crate::state::{
-        NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol, Transition, lost,
-        next_unreachable as Unreachable, refuse, stash, switched, vacant,
+        NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol, Staying,
+        Transition, lost, next_unreachable as Unreachable, refuse, stash, stay_next, switched,
+        vacant,
     };
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
     pub use inventory;

@@ -10,7 +10,7 @@ use crate::model::{ActorModel, Handler, SignalHandler};
 
 /// The span errors about a handler's answer point at: its return type, or its name
 /// when it declares none.
-fn output_span(method: &ImplItemFn) -> Span {
+pub(crate) fn output_span(method: &ImplItemFn) -> Span {
     match &method.sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => method.sig.ident.span(),
@@ -84,7 +84,42 @@ pub(crate) fn finish(
     reply: &Ident,
     ctx: &Ident,
 ) -> TokenStream {
+    finish_in(
+        method,
+        message_ty,
+        protocol,
+        Locals { output, reply, ctx },
+        false,
+    )
+}
+
+/// The locals a handler's output is finished with.
+pub(crate) struct Locals<'a> {
+    pub(crate) output: &'a Ident,
+    pub(crate) reply: &'a Ident,
+    pub(crate) ctx: &'a Ident,
+}
+
+/// [`finish`], or, for a handler that stays in a state, through the `Staying` slot,
+/// which allows only the answers that keep the state (`()`, the reply, a `Result`).
+pub(crate) fn finish_in(
+    method: &ImplItemFn,
+    message_ty: &syn::Type,
+    protocol: &TokenStream,
+    locals: Locals<'_>,
+    staying: bool,
+) -> TokenStream {
+    let Locals { output, reply, ctx } = locals;
     let span = output_span(method);
+    let slot = quote!(<#message_ty as ::tapio::__private::Message>::ReplySlot);
+    let (slot, reply) = if staying {
+        (
+            quote!(::tapio::__private::Staying<#slot>),
+            quote!(::tapio::__private::Staying(#reply)),
+        )
+    } else {
+        (slot, quote!(#reply))
+    };
     // `OutputCheck` picks how to finish by autoref, so each wrong output gets one
     // message of its own (see the runtime's `reply.rs`). The arguments go in through
     // `identity`, so an error points at the return type (the call's span), not at
@@ -97,7 +132,7 @@ pub(crate) fn finish(
                 ResultWithError as _, UnknownSlot as _,
             };
             (&&&&&::tapio::__private::OutputCheck::<
-                <#message_ty as ::tapio::__private::Message>::ReplySlot,
+                #slot,
                 #protocol,
                 _,
             >::of(&#output))

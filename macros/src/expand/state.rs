@@ -23,7 +23,7 @@ use syn::{ImplItem, ItemImpl};
 
 use crate::check::type_text;
 use crate::errors::Errors;
-use crate::expand::dispatch::{finish, local};
+use crate::expand::dispatch::{Locals, finish_in, local, output_span};
 use crate::parse::states::{Param, StateHandler, StateModel, Unhandled};
 use crate::symbol::{ON_ENTRY, ON_EXIT, OTHERWISE};
 
@@ -152,7 +152,17 @@ fn arm(
         )
     } else {
         (
-            finish(handler.method, message_ty, protocol, &output, &reply, &ctx),
+            finish_in(
+                handler.method,
+                message_ty,
+                protocol,
+                Locals {
+                    output: &output,
+                    reply: &reply,
+                    ctx: &ctx,
+                },
+                true,
+            ),
             quote!(get(#states)),
         )
     };
@@ -198,10 +208,15 @@ fn hook(model: &StateModel<'_>, handler: &StateHandler<'_>, protocol: &TokenStre
     let args = arguments(handler);
     let take_apart = take_apart();
     let span = handler.method.sig.ident.span();
+    // A hook stays in its state too: its answer is checked on its return type.
+    let answer_span = output_span(handler.method);
     let convert = |call: TokenStream| {
+        let checked = quote_spanned! {answer_span=>
+            ::tapio::__private::stay_next::<#protocol, _>(#call)
+        };
         quote_spanned! {span=>
             ::core::result::Result::map(
-                <_ as ::tapio::__private::IntoNext<#protocol>>::into_next(#call),
+                <_ as ::tapio::__private::IntoNext<#protocol>>::into_next(#checked),
                 ::core::mem::drop,
             )
         }
@@ -247,8 +262,12 @@ pub(crate) fn expand(model: &StateModel<'_>, site: super::Site) -> TokenStream {
             let args = arguments(handler);
             let take_apart = take_apart();
             let span = handler.method.sig.ident.span();
+            // Checked on the return type: an `#[otherwise]` method stays in its state.
+            let checked = quote_spanned! {output_span(handler.method)=>
+                ::tapio::__private::stay_next::<#protocol, _>(#this.#method(#(#args,)* #message))
+            };
             let call = quote_spanned! {span=>
-                ::tapio::__private::Handled::<'_, #protocol>::ready(#this.#method(#(#args,)* #message))
+                ::tapio::__private::Handled::<'_, #protocol>::ready(#checked)
             };
             quote! {
                 #take_apart

@@ -10,10 +10,15 @@
 //! state shares; a state's own data lives in the state (`Ready { token }`), so no
 //! other state can read it.
 //!
-//! - A handler that stays takes `&mut self` and answers as an `#[actor]` handler does
-//!   (`()`, the reply of a request, a `Result`).
+//! - A handler that stays takes `&mut self` and answers `()`, the reply of its
+//!   request, or a `Result` of either; so do `#[otherwise]` methods and hooks. Nothing
+//!   else compiles there: a `Behavior`, a `ReplyThen` or a `Machine` would leave the
+//!   machine by a side door, and the error on the return type says how to switch or
+//!   stop instead.
 //! - A handler that may leave takes `self` and answers a [`Next`]: `Next::stay(self)`,
 //!   `Next::stop()`, or `Next::to(successor)`; for a request, `(reply, Next<Self>)`.
+//!   Answering a request and then switching or stopping is spelled `(reply,
+//!   Next::to(successor))` or `(reply, Next::stop())`, and only there.
 //!   A switch to a state the table does not list after this one does not compile:
 //!   "`Disconnected` cannot switch to `Ready`; its declared successors are:
 //!   `Authenticating`".
@@ -136,6 +141,7 @@
 //! `Actor::started`, a hidden hook the incarnation calls once the actor is installed.
 
 mod next;
+mod stay;
 
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -143,6 +149,7 @@ use std::num::NonZeroUsize;
 #[doc(hidden)]
 pub use self::next::Unreachable as next_unreachable;
 pub use self::next::{Next, SwitchOutput, Transition};
+pub use self::stay::{StayNext, StayReply, Staying, stay_next};
 
 use crate::actor::context::ActorContext;
 use crate::behavior::{Actor, Behavior, Behaviors, Handled};
