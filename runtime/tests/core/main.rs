@@ -15,6 +15,7 @@ pub mod behavior;
 pub mod cancel;
 pub mod doc_claims;
 pub mod edge_cases;
+pub mod examples_named_in_docs;
 pub mod lifecycle;
 pub mod logging;
 pub mod many_systems_and_threads;

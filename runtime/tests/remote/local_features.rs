@@ -10,30 +10,39 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::first_contact::stop_and_wait;
+
 use crate::support::nodes::linked;
+
 use crate::support::nodes::slow_detector;
+
 use crate::support::outside::nothing_within;
+
 use crate::support::with_other_features::*;
+
 use std::collections::BTreeSet;
+
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+
+use std::sync::Arc;
+
 use std::time::{Duration, Instant};
+
 use tapio::prelude::*;
+
 use tapio::testkit::{TestProbe, TwoNodes, two_nodes};
+
 use tapio::wire::{RemoteProtocol, WireProblem};
+
 use tapio::{
     AskError, DeadLetter, DeadLetterReason, IntoBehavior, MailboxConfig, MailboxOverflow,
     OverflowStrategy, Subscription,
 };
+
 use tokio::sync::{Semaphore, mpsc};
 
 // ---------------------------------------------------------------------------------
 // Messages that cross the link
 // ---------------------------------------------------------------------------------
-
-#[message(remote = "sweep5.note.v1")]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note(pub u64);
 
 #[message(remote = "sweep5.ping.v1", reply = Pong)]
 #[derive(Debug, Clone)]
@@ -354,20 +363,6 @@ async fn collect_letters_for(
         }
     }
     got
-}
-
-/// An actor that forwards every `Note` it gets to a channel.
-fn note_sink(system: &ActorSystem, name: &str) -> (ActorRef<Note>, mpsc::UnboundedReceiver<u64>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let sink = system
-        .spawn(
-            Behaviors::receive_message(move |Note(n): Note| {
-                let _ = tx.send(n);
-            }),
-            name,
-        )
-        .unwrap();
-    (sink, rx)
 }
 
 /// A sink of notes that, on `Note(0)`, says it has entered and waits for `gate`;
@@ -1601,210 +1596,4 @@ async fn s28_s44_an_adapter_asked_from_a_peer_refuses_like_a_local_one() {
     );
     assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
     nodes.terminate().await;
-}
-
-// S27 + S18: `unstash_all` returned from a signal handler (the docs allow it): an
-// actor that holds its work until a dependency it watches stops replays it when the
-// `Terminated` comes, in arrival order, then handles what comes next.
-#[tapio::test]
-async fn s27_s18_an_unstash_from_a_terminated_signal_replays_in_order(system: ActorSystem) {
-    let mut probe = TestProbe::<u64>::new(&system);
-    let report = probe.actor_ref().clone();
-    let (dependency, _rx) = note_sink(&system, "dependency");
-    let watched = dependency.clone();
-    let waiter = system
-        .spawn(
-            Behaviors::with_stash(10, move |stash| {
-                let (report, watched) = (report.clone(), watched.clone());
-                Behaviors::setup(move |ctx: &mut ActorContext<Held>| {
-                    ctx.watch(&watched);
-                    let (holding, replaying, report) =
-                        (stash.clone(), stash.clone(), report.clone());
-                    Behaviors::receive_message(move |held: Held| {
-                        holding.stash(held).map(|()| Behaviors::same())
-                    })
-                    .on_signal(move |_, signal: &Signal| match signal {
-                        Signal::Terminated(_) => replaying.unstash_all(reporting(report.clone())),
-                        _ => Behaviors::same(),
-                    })
-                })
-            })
-            .unwrap(),
-            "waiter",
-        )
-        .unwrap();
-    for n in 1..=3 {
-        waiter.tell(Held::Item(n));
-    }
-    probe.expect_no_message(ms(50)).await;
-    system.stop(&dependency).unwrap();
-    waiter.tell(Held::Item(4));
-    assert_eq!(probe.receive_messages(4, BOUND).await, [1, 2, 3, 4]);
-    waiter.tell(Held::Item(5));
-    assert_eq!(probe.expect_message(BOUND).await, 5);
-}
-
-/// A chain of `depth + 1` actors `n{depth}` .. `n0`, each spawned in its parent's
-/// setup, each logging its `PostStop`; the leaf's ref goes to `leaf`.
-fn chain(
-    depth: u64,
-    log: Arc<Mutex<Vec<String>>>,
-    leaf: mpsc::UnboundedSender<ActorRef<Note>>,
-) -> Behavior<Note> {
-    Behaviors::setup(move |ctx: &mut ActorContext<Note>| {
-        if depth > 0 {
-            ctx.spawn(
-                chain(depth - 1, log.clone(), leaf.clone()),
-                &format!("n{}", depth - 1),
-            )
-            .expect("spawn the next level");
-        } else {
-            let _ = leaf.send(ctx.self_ref().clone());
-        }
-        let (log, name) = (log.clone(), ctx.path().name().to_string());
-        Behaviors::receive_message(|_: Note| {}).on_signal(move |_, signal: &Signal| {
-            if matches!(signal, Signal::PostStop) {
-                log.lock().unwrap().push(format!("post-stop {name}"));
-            }
-        })
-    })
-}
-
-// S19 + S18 + S15: stopping a deep subtree stops it bottom-up, and an outside actor
-// that watches both its leaf and its root hears the leaf's end after the leaf's
-// `PostStop`, and the root's end after every `PostStop` of the subtree, last.
-#[tapio::test]
-async fn s19_s18_an_outside_watcher_hears_a_deep_subtree_end_after_every_post_stop(
-    system: ActorSystem,
-) {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let (leaf_tx, mut leaf_rx) = mpsc::unbounded_channel();
-    let root = system.spawn(chain(3, log.clone(), leaf_tx), "n3").unwrap();
-    let leaf = recv_within(&mut leaf_rx, BOUND).await;
-    let (heard_tx, mut heard) = mpsc::unbounded_channel();
-    let (watched_root, watched_leaf, watcher_log) = (root.clone(), leaf.clone(), log.clone());
-    system
-        .spawn(
-            Behaviors::setup(move |ctx: &mut ActorContext<Note>| {
-                ctx.watch(&watched_root);
-                ctx.watch(&watched_leaf);
-                let _ = heard_tx.send(String::from("ready"));
-                let (log, heard) = (watcher_log.clone(), heard_tx.clone());
-                Behaviors::receive_message(|_: Note| {}).on_signal(move |_, signal: &Signal| {
-                    if let Signal::Terminated(terminated) = signal {
-                        let line = format!("terminated {}", terminated.actor().path().name());
-                        log.lock().unwrap().push(line.clone());
-                        let _ = heard.send(line);
-                    }
-                })
-            }),
-            "watcher",
-        )
-        .unwrap();
-    assert_eq!(recv_within(&mut heard, BOUND).await, "ready");
-    system.stop(&root).unwrap();
-    let mut ends = take(&mut heard, 2).await;
-    ends.sort();
-    assert_eq!(ends, ["terminated n0", "terminated n3"]);
-    let log = log.lock().unwrap().clone();
-    let at = |line: &str| {
-        log.iter()
-            .position(|l| l == line)
-            .unwrap_or_else(|| panic!("{line} missing from {log:?}"))
-    };
-    assert!(at("post-stop n0") < at("post-stop n1"), "{log:?}");
-    assert!(at("post-stop n1") < at("post-stop n2"), "{log:?}");
-    assert!(at("post-stop n2") < at("post-stop n3"), "{log:?}");
-    assert!(at("post-stop n0") < at("terminated n0"), "{log:?}");
-    assert!(at("terminated n0") < at("terminated n3"), "{log:?}");
-    assert_eq!(
-        log.last().map(String::as_str),
-        Some("terminated n3"),
-        "{log:?}"
-    );
-    assert_eq!(log.len(), 6, "{log:?}");
-}
-
-// S29 + S31 + S11: four producers on two worker threads overflow a bounded mailbox
-// whose strategy is `Fail`, under a restart clause for `MailboxOverflow`: a restart
-// keeps what is queued, and every note is either handled or one `MailboxFull` dead
-// letter, never both, never twice, never neither.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s29_s31_fail_overflow_under_concurrent_producers_accounts_for_every_note() {
-    const PRODUCERS: u64 = 4;
-    const EACH: u64 = 500;
-    let system = ActorSystem::new("overflow").unwrap();
-    let mut letters = system
-        .events()
-        .subscribe_with_capacity::<DeadLetter>(8192)
-        .unwrap();
-    let (seen_tx, mut seen) = mpsc::unbounded_channel();
-    let consumer = system
-        .spawn_with(
-            Behaviors::supervise(Behaviors::receive_message_async(
-                async move |Note(n): Note| {
-                    let _ = seen_tx.send(n);
-                    tokio::task::yield_now().await;
-                },
-            ))
-            .on_failure::<MailboxOverflow>(
-                SupervisorStrategy::restart()
-                    .with_limit(100_000, Duration::from_secs(60))
-                    .unwrap(),
-            ),
-            "consumer",
-            MailboxConfig::bounded(8, OverflowStrategy::Fail).unwrap(),
-        )
-        .unwrap();
-    let mut producers = Vec::new();
-    for producer in 0..PRODUCERS {
-        let consumer = consumer.clone();
-        producers.push(tokio::spawn(async move {
-            for i in 0..EACH {
-                consumer.tell(Note(producer * 10_000 + i));
-            }
-        }));
-    }
-    for producer in producers {
-        tokio::time::timeout(BOUND, producer)
-            .await
-            .unwrap()
-            .unwrap();
-    }
-    let total = usize::try_from(PRODUCERS * EACH).unwrap();
-    let mut handled = BTreeSet::new();
-    let mut refused = BTreeSet::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let mut other = Vec::new();
-    while handled.len() + refused.len() < total {
-        tokio::select! {
-            Some(n) = seen.recv() => assert!(handled.insert(n), "{n} handled twice"),
-            Some(letter) = letters.recv() => {
-                if letter.recipient() == consumer.path() && letter.reason() == &DeadLetterReason::MailboxFull {
-                    let Note(n) = letter.take_message::<Note>().expect("the refused note");
-                    assert!(refused.insert(n), "{n} refused twice");
-                } else {
-                    other.push(letter.to_string());
-                }
-            }
-            () = tokio::time::sleep_until(deadline) => panic!(
-                "{} handled + {} refused of {total}; other letters: {other:?}",
-                handled.len(), refused.len()
-            ),
-        }
-    }
-    assert!(
-        handled.is_disjoint(&refused),
-        "{:?}",
-        handled.intersection(&refused).collect::<Vec<_>>()
-    );
-    nothing_within(&mut seen, ms(100)).await;
-    assert!(letters_until_quiet(&mut letters, ms(100)).await.is_empty());
-    assert_eq!(letters.lost(), 0);
-    assert!(other.is_empty(), "{other:?}");
-    assert!(
-        !refused.is_empty(),
-        "the producers never overflowed the bound"
-    );
-    system.terminate().await;
 }

@@ -17,4 +17,6 @@ pub mod handlers_at_the_deadline;
 pub mod races;
 pub mod sigint;
 pub mod signals;
+pub mod terminate_amid_everything;
 pub mod terminate_twice;
+pub mod waiting_offers;

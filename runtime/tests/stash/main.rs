@@ -20,5 +20,6 @@ pub mod kit_and_escalation;
 pub mod offers_timers_blocking;
 pub mod overflow_and_signals;
 pub mod races;
+pub mod replay_from_a_signal;
 pub mod stops;
 pub mod unhandled_shapes;

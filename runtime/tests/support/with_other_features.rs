@@ -94,3 +94,25 @@ pub fn assert_unanswered_at_once<R: std::fmt::Debug>(
         started.elapsed()
     );
 }
+
+/// A message both the remote and the local scenarios of this group tell.
+#[message(remote = "sweep5.note.v1")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note(pub u64);
+
+/// An actor that forwards every `Note` it gets to a channel.
+pub fn note_sink(
+    system: &ActorSystem,
+    name: &str,
+) -> (ActorRef<Note>, mpsc::UnboundedReceiver<u64>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let sink = system
+        .spawn(
+            Behaviors::receive_message(move |Note(n): Note| {
+                let _ = tx.send(n);
+            }),
+            name,
+        )
+        .unwrap();
+    (sink, rx)
+}

@@ -11,6 +11,7 @@
 mod support;
 
 pub mod awaiting_handler;
+pub mod deep_subtree;
 pub mod doc_claims;
 pub mod edge_cases;
 pub mod free_name;
