@@ -31,7 +31,7 @@ import sys
 LAYERS = {
     # 0 ground: names and paths, messages, failures, errors, the event
     #   stream, and the codec's vocabulary that messages need.
-    "ground/": 0,
+    "path.rs": 0,
     "error.rs": 0,
     "failure.rs": 0,
     "message.rs": 0,
@@ -164,6 +164,25 @@ def expand_tree(prefix, tree):
     return [prefix + segs]
 
 
+def expand_tree_named(prefix, tree):
+    """As `expand_tree`, with the name each leaf is bound to: [(name, segs)]."""
+    tree = tree.strip()
+    m = re.match(r"^((?:[\w]+\s*::\s*)*)\{(.*)\}$", tree, flags=re.S)
+    if m:
+        head = [x.strip() for x in m.group(1).split("::") if x.strip()]
+        result = []
+        for sub in split_top(m.group(2)):
+            result.extend(expand_tree_named(prefix + head, sub))
+        return result
+    alias = re.search(r"\s+as\s+(\w+)$", tree)
+    tree = re.sub(r"\s+as\s+\w+$", "", tree)
+    segs = [x.strip() for x in tree.split("::") if x.strip()]
+    if not segs or segs[-1] == "*":
+        return []
+    name = alias.group(1) if alias else segs[-1]
+    return [(name, prefix + segs)]
+
+
 def resolve(base_mod, segs):
     """Resolve a path's leading `crate`/`super`/`self` to an absolute one."""
     if not segs:
@@ -223,11 +242,37 @@ def main():
         if rank_of(rel) is None:
             problems.append(f"{rel}: no layer in the table of .ci/layers.py")
 
+    # Names the crate root re-exports (`crate::ActorRef`): resolved to where they
+    # come from, so a path through the root is judged by its real target.
+    root_names = {}
+    with open(os.path.join(SRC, "lib.rs"), encoding="utf-8") as f:
+        root_text = strip_test_modules(strip_comments(f.read()))
+    for m in re.finditer(r"\bpub\s+use\s+(crate\b[^;]*);", root_text, flags=re.S):
+        head, _, rest = m.group(1).partition("::")
+        for p in expand_tree_named([head.strip()], rest):
+            name, segs = p
+            if len(segs) > 1:
+                root_names.setdefault(name, segs[1:])
+
+    def through_root(path):
+        seen = 0
+        while path and seen < 4:
+            seen += 1
+            if path[0] in ("prelude", "__private") and len(path) > 1:
+                path = path[1:]
+                continue
+            if path[0] in root_names and tuple(path[:1]) not in by_mod:
+                path = root_names[path[0]] + path[1:]
+                continue
+            break
+        return path
+
     edges = {}  # (from, to) -> first example path
     for rel, full in sorted(files.items()):
         with open(full, encoding="utf-8") as f:
             text = strip_test_modules(strip_comments(f.read()))
         for path in collect_paths(rel, text):
+            path = through_root(path)
             # longest module prefix that is a file
             target = None
             for n in range(len(path), 0, -1):

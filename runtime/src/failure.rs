@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::actor::ActorPath;
+use crate::path::ActorPath;
 
 /// A boxed error of any type: what `?` turns every `std::error::Error + Send + Sync`
 /// into, so one handler can fail with errors of several types.

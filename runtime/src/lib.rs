@@ -195,6 +195,7 @@ pub mod events;
 mod failure;
 mod mailbox;
 mod message;
+mod path;
 pub mod remote;
 pub mod router;
 mod scope;
@@ -209,21 +210,20 @@ pub mod timer;
 pub mod wire;
 
 pub use crate::actor::context::{ActorContext, Ctx};
-pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
+pub use crate::actor::{ActorRef, AnyActorRef};
 pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
 pub use crate::blocking::{Blocking, BlockingError};
-pub use crate::error::{
-    InvalidName, InvalidNameReason, NotAChild, NotTopLevel, NotWatchable, SpawnError, SystemError,
-};
+pub use crate::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError, SystemError};
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
 pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, Offer, OverflowStrategy};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
+pub use crate::path::{ActorPath, Address, InvalidName, InvalidNameReason};
 pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};
 pub use crate::router::{RouterError, Routers};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};

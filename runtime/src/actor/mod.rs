@@ -15,7 +15,6 @@ pub(crate) mod context;
 mod core;
 pub(crate) mod effects;
 pub(crate) mod incarnation;
-mod path;
 pub(crate) mod promise;
 pub(crate) mod spawn;
 
@@ -32,8 +31,8 @@ use crate::system::SystemShared;
 
 pub use self::any_ref::AnyActorRef;
 pub(crate) use self::core::{CellCore, Parent};
-pub use self::path::{ActorPath, Address};
-pub(crate) use self::path::{AnonymousName, validate_name, validate_segment};
+pub(crate) use crate::path::{ActorPath, Address};
+pub(crate) use crate::path::{AnonymousName, validate_name, validate_segment};
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use crate::actor::{ActorPath, ActorRef, Address, Parent, validate_name};
-use crate::error::InvalidName;
 use crate::message::Message;
+use crate::path::InvalidName;
 use crate::system::ActorSystem;
 use crate::testkit::kit::DetachedMailbox;
 use crate::testkit::recorder::detached_cell;
