@@ -32,6 +32,7 @@ LAYERS = {
     # 0 ground: names and paths, messages, failures, errors, the event
     #   stream, and the codec's vocabulary that messages need.
     "path.rs": 0,
+    "codec.rs": 0,
     "error.rs": 0,
     "failure.rs": 0,
     "message.rs": 0,

@@ -173,7 +173,7 @@ pub enum AskError {
         /// The actor asked.
         target: ActorPath,
         /// What the other system found wrong.
-        problem: crate::wire::WireProblem,
+        problem: crate::codec::WireProblem,
     },
     /// The request was dropped without an answer.
     #[error(

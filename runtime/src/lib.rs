@@ -190,6 +190,7 @@ mod actor;
 pub mod ask;
 mod behavior;
 pub mod blocking;
+mod codec;
 mod error;
 pub mod events;
 mod failure;

@@ -64,7 +64,7 @@ pub trait Message: Send + 'static {
     /// This message as it crosses a link: its key, its payload, and where its
     /// answer goes; `None` when its type is not registered for the wire.
     #[doc(hidden)]
-    fn encode_wire(&self) -> Option<Result<crate::wire::Encoded, String>> {
+    fn encode_wire(&self) -> Option<Result<crate::codec::Encoded, String>> {
         None
     }
 
@@ -80,13 +80,13 @@ pub trait Message: Send + 'static {
     fn decode_wire(
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<Self, crate::wire::WireProblem>
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<Self, crate::codec::WireProblem>
     where
         Self: Sized,
     {
         let _ = (bytes, ctx);
-        Err(crate::wire::WireProblem::NotAccepted(key.to_owned()))
+        Err(crate::codec::WireProblem::NotAccepted(key.to_owned()))
     }
 }
 

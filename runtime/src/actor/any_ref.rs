@@ -48,8 +48,8 @@ impl AnyActorRef {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::Undelivered> {
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<(), crate::codec::Undelivered> {
         self.cell.deliver_wire(key, bytes, ctx)
     }
 }

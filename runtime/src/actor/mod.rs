@@ -118,8 +118,8 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::Undelivered>;
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<(), crate::codec::Undelivered>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -216,9 +216,10 @@ impl<P: Message> AnyCell for LocalCell<P> {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::Undelivered> {
-        use crate::wire::{Undelivered, WireProblem};
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<(), crate::codec::Undelivered> {
+        use crate::codec::Undelivered;
+        use crate::codec::WireProblem;
         // Refused before decoding: the frame's letter names the peer.
         if self.core.lane().is_stopping_actor() {
             return Err(WireProblem::RecipientStopped.into());

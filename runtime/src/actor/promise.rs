@@ -6,10 +6,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::actor::{CellCore, LocalCell};
+use crate::codec::WireProblem;
 use crate::mailbox::{AnswerSlot, Look, UserLane};
 use crate::message::Message;
 use crate::system::SystemShared;
-use crate::wire::WireProblem;
 
 /// What comes out of a promise: the answer, or the refusal of the request by the
 /// state the asked actor was in.
@@ -261,7 +261,7 @@ pub(crate) fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
 #[cfg(test)]
 mod tests {
     use super::{PEER_TEXT_LEN, Refusal, decimal};
-    use crate::wire::WireProblem;
+    use crate::codec::WireProblem;
 
     #[test]
     fn a_peers_refusal_keeps_only_so_much_text() {

@@ -607,7 +607,7 @@ pub enum DeadLetterReason {
         /// The system the frame came from.
         peer: crate::path::Address,
         /// What was wrong with it.
-        problem: crate::wire::WireProblem,
+        problem: crate::codec::WireProblem,
     },
 }
 

@@ -9,7 +9,7 @@ use crate::events::DeadLetterReason;
 use crate::system::SystemShared;
 use crate::wire::frame::peek_tell;
 use crate::wire::refs::{check_reply_to, decoding_into};
-use crate::wire::{FrameHeader, WireContext, WireLimits, WireProblem, decode_frame};
+use crate::wire::{FrameHeader, Undelivered, WireContext, WireLimits, WireProblem, decode_frame};
 
 /// Deliver one frame from `peer` (see [`ActorSystem::deliver_frame`]).
 ///
@@ -77,23 +77,6 @@ pub(crate) fn deliver_to_known(
         tell.payload,
     );
     Some(Err(problem))
-}
-
-/// Why a frame's message was not queued: the problem, and whether the message is a
-/// dead letter already (a full mailbox, or an actor that stopped as it came, makes
-/// it one with its own reason), so that the frame's refusal adds none.
-pub(crate) struct Undelivered {
-    pub(crate) problem: WireProblem,
-    pub(crate) lettered: bool,
-}
-
-impl From<WireProblem> for Undelivered {
-    fn from(problem: WireProblem) -> Self {
-        Self {
-            problem,
-            lettered: false,
-        }
-    }
 }
 
 /// The dead letter of a frame from `peer` that could not be read: nothing readable
