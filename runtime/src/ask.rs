@@ -424,7 +424,7 @@ impl<R: Message> Ask<R> {
             sleep.as_mut().reset(deadline);
         }
         let target = &self.target;
-        let watch = promise.as_ref().zip(target.remote_slot());
+        let watch = promise.as_ref().zip(target.outbox());
         if let Some((promise, slot)) = &watch {
             slot.watch(promise, target);
         }

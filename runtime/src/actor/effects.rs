@@ -131,7 +131,7 @@ impl Effects {
     pub(crate) fn watch(&self, me: &AnyActorRef, target: &AnyActorRef) {
         match self {
             Effects::Live => {
-                if let Some(remote) = target.remote_slot() {
+                if let Some(remote) = target.outbox() {
                     remote.watch(me, target);
                     return;
                 }
@@ -149,7 +149,7 @@ impl Effects {
     pub(crate) fn unwatch(&self, me: &AnyActorRef, target: &AnyActorRef) {
         match self {
             Effects::Live => {
-                if let Some(remote) = target.remote_slot() {
+                if let Some(remote) = target.outbox() {
                     remote.unwatch(me, target);
                     return;
                 }

@@ -52,8 +52,8 @@ pub(crate) struct LocalCell<P: Message> {
 /// the untyped half of a ref, as a set of capabilities. A local actor, an ask's
 /// promise, a message adapter and a ref to another system's actor are all cells of
 /// this process, which hand out their [`CellCore`]; a remote ref's cell is one whose
-/// lane holds a `RemoteSlot` (it sends frames over its peer's link), and no parent's
-/// table holds it.
+/// lane holds an `Outbox` (`remote/lane.rs`: it sends frames over its peer's link),
+/// and no parent's table holds it.
 pub(crate) trait AnyCell: Send + Sync + 'static {
     /// Its path.
     fn path(&self) -> &ActorPath;
@@ -102,7 +102,7 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
 
     /// For a ref to an actor of another system, where it lives and the association
     /// that reaches it.
-    fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>>;
+    fn outbox(&self) -> Option<Arc<dyn crate::mailbox::Outbox>>;
 
     /// For an ask's promise: its request was given up on the link, so the ask
     /// fails at once with `Unreachable`. Nothing for any other cell.
@@ -260,11 +260,7 @@ impl<P: Message> AnyCell for LocalCell<P> {
                 use crate::actor::promise::Refusal;
                 // The end of the whole session (the peer given up on, or its
                 // system gone) is `Unreachable`, as the ask's own wait says (S44).
-                let session_over = target.remote_slot().is_some_and(|slot| {
-                    slot.association
-                        .as_ref()
-                        .is_none_or(|association| association.session().ended().is_some())
-                });
+                let session_over = target.outbox().is_some_and(|outbox| outbox.session_over());
                 self.user.refuse_answer(if session_over {
                     Refusal::Unreachable
                 } else {
@@ -296,9 +292,8 @@ impl<P: Message> AnyCell for LocalCell<P> {
             // `Terminated`; a ref whose session ended names nothing any more.
             return self
                 .user
-                .remote_slot()
-                .and_then(|slot| slot.association.clone())
-                .is_none_or(|association| association.session().ended().is_some());
+                .outbox()
+                .is_none_or(|outbox| outbox.session_over());
         }
         match self.owner() {
             Some(owner) => owner.has_ended(),
@@ -332,11 +327,11 @@ impl<P: Message> AnyCell for LocalCell<P> {
         }
     }
 
-    fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
+    fn outbox(&self) -> Option<Arc<dyn crate::mailbox::Outbox>> {
         if !self.core.lane().is_remote() {
             return None;
         }
-        self.user.remote_slot()
+        self.user.outbox()
     }
 
     fn owner(&self) -> Option<AnyActorRef> {

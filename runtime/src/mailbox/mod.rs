@@ -10,7 +10,8 @@
 //!   outranks the user lane.
 //! - [`config`]: [`MailboxConfig`], [`OverflowStrategy`] and their errors.
 //! - [`offer`]: [`Offer`], the send that waits for room.
-//! - [`remote`]: `RemoteSlot`, the lane of a ref to an actor of another system.
+//! - [`outbox`]: `Outbox`, the seam for the lane of a ref to an actor of another
+//!   system, which `remote/` implements.
 //!
 //! A message adapter's lane is a third kind of user lane: it queues nothing, and
 //! hands each message to the adapter's owner as an [`Envelope::Adapted`].
@@ -19,15 +20,15 @@ mod answer;
 mod config;
 mod lock;
 mod offer;
-mod remote;
+mod outbox;
 mod system;
 mod user;
 
 pub(crate) use self::answer::{AnswerSlot, Look};
 pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
 pub use self::offer::Offer;
-pub(crate) use self::remote::{
-    OwedRefusal, PROMISES, RemoteSlot, UnusedPromise, dropping_promises,
+pub(crate) use self::outbox::{
+    Encode, Outbox, OutboxWait, OwedTurn, UnusedPromise, dropping_promises, unused_promise,
 };
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, TurnWaiter,

@@ -51,7 +51,7 @@ pub(crate) enum TurnWaiter {
     /// An ask of this process, waiting on its side of a channel.
     Local(tokio::sync::oneshot::Sender<bool>),
     /// An ask of another system, whose refusal goes back over the link.
-    Peer(Box<crate::mailbox::OwedRefusal>),
+    Peer(Box<dyn crate::mailbox::OwedTurn>),
 }
 
 impl TurnWaiter {

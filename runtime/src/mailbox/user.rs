@@ -32,7 +32,7 @@ use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
 use crate::mailbox::answer::{AnswerSlot, Look};
 use crate::mailbox::lock::{SpinGuard, SpinLock};
-use crate::mailbox::{Envelope, MailboxConfig, OverflowStrategy, RemoteSlot};
+use crate::mailbox::{Envelope, MailboxConfig, Outbox, OverflowStrategy};
 use crate::message::Message;
 
 /// A deque whose buffer grew beyond this many envelopes (a burst) is given back when
@@ -69,7 +69,7 @@ enum Lane<P: Message> {
     Actor(Queue<P>),
     Answer(AnswerSlot<P>),
     Adapter(AdapterSlot<P>),
-    Remote(Arc<RemoteSlot>),
+    Remote(Arc<dyn Outbox>),
 }
 
 /// A message adapter's lane: what is told to it goes on to its owner.
@@ -176,12 +176,12 @@ impl<P: Message> UserLane<P> {
     }
 
     /// The lane of a ref to an actor of another system.
-    pub(crate) fn remote(slot: RemoteSlot) -> Self {
-        Self::from(Lane::Remote(Arc::new(slot)))
+    pub(crate) fn remote(outbox: Arc<dyn Outbox>) -> Self {
+        Self::from(Lane::Remote(outbox))
     }
 
-    /// The slot, for a ref to an actor of another system.
-    pub(crate) fn remote_slot(&self) -> Option<Arc<RemoteSlot>> {
+    /// The outbox, for a ref to an actor of another system.
+    pub(crate) fn outbox(&self) -> Option<Arc<dyn Outbox>> {
         match &*self.lock() {
             Lane::Remote(slot) => Some(slot.clone()),
             _ => None,
@@ -259,9 +259,17 @@ impl<P: Message> UserLane<P> {
             Lane::Adapter(slot) => return slot.send(envelope),
             Lane::Remote(slot) => {
                 // Encoding runs the message's `Serialize`: not under the lock.
-                let slot = slot.clone();
+                let outbox = slot.clone();
                 drop(lane);
-                return slot.send(envelope);
+                let message = match envelope {
+                    Envelope::Message(message) => message,
+                    other => return Sent::Refused(other),
+                };
+                let mut encode = || message.encode_wire();
+                return match outbox.send(std::any::type_name::<P>(), &mut encode) {
+                    Ok(()) => Sent::Queued,
+                    Err(reason) => Sent::Unwanted(message, reason),
+                };
             }
         };
         if queue.closed {

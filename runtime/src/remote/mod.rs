@@ -37,6 +37,7 @@ pub(crate) mod association;
 pub(crate) mod detector;
 mod frames_in;
 mod handshake;
+pub(crate) mod lane;
 pub(crate) mod link;
 mod outbound;
 pub mod spawn;

@@ -718,9 +718,15 @@ mod tests {
         let again = system
             .resolve::<SpawnReply>("tapio://kept@127.0.0.1:1/user/a")
             .unwrap_or_else(|error| panic!("{error}"));
-        let same = match (kept.erase().remote_slot(), again.erase().remote_slot()) {
-            (Some(a), Some(b)) => match (&a.association, &b.association) {
-                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+        let slot = |outbox: &std::sync::Arc<dyn crate::mailbox::Outbox>| {
+            outbox
+                .as_any()
+                .downcast_ref::<crate::remote::lane::RemoteSlot>()
+                .and_then(|slot| slot.association.clone())
+        };
+        let same = match (kept.erase().outbox(), again.erase().outbox()) {
+            (Some(a), Some(b)) => match (slot(&a), slot(&b)) {
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(&a, &b),
                 _ => false,
             },
             _ => false,

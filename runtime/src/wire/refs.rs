@@ -10,8 +10,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
-use crate::mailbox::{RemoteSlot, UserLane};
+use crate::mailbox::UserLane;
 use crate::message::Message;
+use crate::remote::lane::{PROMISES, RemoteSlot};
 use crate::system::{ActorSystem, SystemShared};
 use crate::wire::{RemoteProtocol, WireProblem};
 
@@ -150,9 +151,9 @@ impl<P: Message> ActorRef<P> {
                 EXPORTED.with(|uid| uid.set(core.uid()));
             }
         } else if core.lane().is_remote()
-            && let Some(slot) = self.local_cell().and_then(|cell| cell.user.remote_slot())
+            && let Some(outbox) = self.local_cell().and_then(|cell| cell.user.outbox())
         {
-            slot.mark_used();
+            outbox.mark_used();
         }
         self.to_string()
     }
@@ -358,11 +359,10 @@ impl SystemShared {
         let association = self
             .transport()
             .map(|transport| transport.association(&parsed.address));
-        let delivered =
-            delivered_to(keep_recipient && parsed.path.starts_with(crate::mailbox::PROMISES));
+        let delivered = delivered_to(keep_recipient && parsed.path.starts_with(PROMISES));
         let cell = Arc::new(LocalCell {
             core: CellCore::remote(path, parsed.uid, self.clone()),
-            user: UserLane::remote(RemoteSlot {
+            user: UserLane::remote(Arc::new(RemoteSlot {
                 peer: parsed.address,
                 path: parsed.path.to_owned(),
                 uid: parsed.uid,
@@ -372,7 +372,7 @@ impl SystemShared {
                 used: std::sync::atomic::AtomicBool::new(delivered.is_none()),
                 delivered_to: delivered.as_ref().map_or(0, |(uid, _)| *uid),
                 recipient: delivered.and_then(|(_, recipient)| recipient),
-            }),
+            })),
         });
         Ok(ActorRef::local(cell))
     }
