@@ -29,7 +29,9 @@ pub enum SpawnError {
         /// The name of the system.
         system: String,
     },
-    /// The system runs no actors: it belongs to a `BehaviorTestKit`.
+    /// The system runs no actors: it belongs to a `BehaviorTestKit` (only with the
+    /// `testkit` feature).
+    #[cfg(feature = "testkit")]
     #[error(
         "the actor system {system:?} runs no actors (it belongs to a BehaviorTestKit): \
          spawn children with `ctx.spawn`, which the kit records"

@@ -70,7 +70,8 @@
 //! - [`events`]: the typed event stream and [`DeadLetter`]s.
 //! - [`router`]: [`Routers`], one address in front of several actors (pools and
 //!   groups; round-robin, broadcast, consistent hashing).
-//! - [`testkit`]: probes, a synchronous behavior test kit, and leak-checked tests.
+//! - `testkit` (with the cargo feature `testkit`): probes, a synchronous behavior
+//!   test kit, two linked systems, and leak-checked tests.
 //!
 //! ## The macros
 //!
@@ -206,6 +207,7 @@ pub mod stash;
 pub mod state;
 pub mod supervision;
 mod system;
+#[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod timer;
 pub mod wire;

@@ -150,7 +150,9 @@ struct Timer<P: Message> {
     /// For a fixed-delay timer: told when its tick has left the mailbox, so that the
     /// next may be sent.
     taken: Option<Arc<Notify>>,
-    /// The system whose count of live timers this one is in, when it counts them.
+    /// The system whose count of live timers this one is in, when it counts them
+    /// (only with the `testkit` feature, whose leak report reads the count).
+    #[cfg(feature = "testkit")]
     counted: Option<Arc<SystemShared>>,
 }
 
@@ -164,6 +166,7 @@ impl<P: Message> Drop for Timer<P> {
         if let Some(task) = &self.task {
             task.abort();
         }
+        #[cfg(feature = "testkit")]
         if let Some(system) = &self.counted {
             system.timer_stopped();
         }
@@ -335,6 +338,7 @@ impl<P: Message> TimerTable<P> {
             message,
             task: None,
             taken: None,
+            #[cfg(feature = "testkit")]
             counted: None,
         };
         let (cell, system) = (&self.cell, &self.system);
@@ -431,6 +435,7 @@ impl<P: Message> Timer<P> {
                     .abort_handle()
             }
         });
+        #[cfg(feature = "testkit")]
         if system.tracks_leaks() {
             system.timer_started();
             self.counted = Some(system.clone());

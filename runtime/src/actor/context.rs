@@ -39,7 +39,7 @@ pub struct ActorContext<P: Message> {
 struct Extra<P: Message> {
     watching: HashSet<AnyActorRef>,
     /// Where the capabilities take effect; live unless the context was built with
-    /// other effects (see [`ActorContext::with_effects`]).
+    /// other effects (see `ActorContext::with_effects`).
     effects: Effects,
     /// The cell's timers, once one was asked for.
     timers: Option<TimerScheduler<P>>,
@@ -72,6 +72,7 @@ impl<P: Message> ActorContext<P> {
 
     /// A context whose capabilities take effect through `effects` (a test kit's
     /// context records them).
+    #[cfg(feature = "testkit")]
     pub(crate) fn with_effects(self_ref: ActorRef<P>, effects: Effects) -> Self {
         let extra = match effects {
             // A live context allocates nothing until it needs to.
@@ -176,7 +177,7 @@ impl<P: Message> ActorContext<P> {
     ///
     /// - [`Panicked`](crate::Panicked) if `call` panicked, as if the handler had;
     /// - [`BlockingError::NoRuntime`] if there is no tokio runtime to run it on (a
-    ///   [`BehaviorTestKit`](crate::testkit::BehaviorTestKit) used outside one);
+    ///   `testkit::BehaviorTestKit` used outside one);
     /// - [`BlockingError::RuntimeShutDown`] if the runtime shut down before the call
     ///   ran.
     ///

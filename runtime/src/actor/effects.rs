@@ -8,21 +8,30 @@
 //!
 //! - [`Effects::Live`], a running actor's: a child's task is spawned, a stop or a watch
 //!   goes to the target's system lane, a timer gets a task that ticks.
-//! - [`Effects::Recorded`], a behavior's under the testkit's `BehaviorTestKit`: the
-//!   step is handed to a [`Recorder`] instead, which writes it down (a child is kept,
+//! - `Effects::Recorded`, a behavior's under the testkit's `BehaviorTestKit`: the
+//!   step is handed to a `Recorder` instead, which writes it down (a child is kept,
 //!   without a task, for the test to run as a kit of its own).
 //!
-//! The runtime defines the seam and the [`Recorder`] trait; the testkit implements the
-//! recorder, so the runtime never depends on the testkit. The live arm costs a match
-//! on an enum: no box, no dynamic call, no allocation.
+//! The runtime defines the seam and the `Recorder` trait; the testkit implements the
+//! recorder, so the runtime never depends on the testkit. The recorded arm and the
+//! recorder exist only with the `testkit` feature: a build without it has the live
+//! arm alone. The live arm costs a match on an enum: no box, no dynamic call, no
+//! allocation.
+//!
+//! Layer: actor. Imports ground, the mailbox and the actor; the timer's key and
+//! scheduler and `SystemShared` are listed in `.ci/layers.allow`.
 
+#[cfg(feature = "testkit")]
 use std::any::Any;
+#[cfg(feature = "testkit")]
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::runtime::Handle;
 
-use crate::actor::{ActorRef, AnonymousName, AnyActorRef, CellCore};
+#[cfg(feature = "testkit")]
+use crate::actor::AnonymousName;
+use crate::actor::{ActorRef, AnyActorRef, CellCore};
 use crate::error::SpawnError;
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
@@ -36,11 +45,13 @@ pub(crate) enum Effects {
     #[default]
     Live,
     /// A behavior under a test kit: the step that would leave the actor is recorded.
+    #[cfg(feature = "testkit")]
     Recorded(Arc<dyn Recorder>),
 }
 
 /// What a context under a test kit does instead of leaving the actor. Implemented by
 /// the testkit; shared by the context and its timers, hence `Sync`.
+#[cfg(feature = "testkit")]
 pub(crate) trait Recorder: Send + Sync + 'static {
     /// The name of the next anonymous child: `$a`, `$b`, ..., counted per behavior.
     fn anonymous_name(&self) -> AnonymousName;
@@ -60,6 +71,7 @@ pub(crate) trait Recorder: Send + Sync + 'static {
 
 /// A child spawned under a recorder: its cell, which no task runs, and the behavior it
 /// was spawned with, both with their protocol erased.
+#[cfg(feature = "testkit")]
 pub(crate) struct KeptChild {
     pub(crate) actor: AnyActorRef,
     /// `Arc<LocalCell<Q>>`.
@@ -78,6 +90,7 @@ pub(crate) enum Start<'a> {
     /// Its task is spawned on the system's runtime.
     Task(&'a Handle),
     /// It gets no task: the recorder keeps it.
+    #[cfg(feature = "testkit")]
     Kept(&'a dyn Recorder),
 }
 
@@ -88,9 +101,14 @@ impl Effects {
     /// The generated name of an anonymous child with `uid`, and whether its parent's
     /// name index has to list it: a live name encodes the uid, which finds the child;
     /// a recorded one is counted per behavior and is found by name.
-    pub(crate) fn anonymous_name(&self, system: &SystemShared, uid: u64) -> (AnonymousName, bool) {
+    pub(crate) fn anonymous_name(
+        &self,
+        system: &SystemShared,
+        uid: u64,
+    ) -> (crate::actor::AnonymousName, bool) {
         match self {
             Effects::Live => (system.anonymous_name(uid), false),
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => (recorder.anonymous_name(), true),
         }
     }
@@ -99,17 +117,15 @@ impl Effects {
     ///
     /// # Errors
     ///
-    /// [`SpawnError::NoRuntime`] for a live child of a system without a runtime.
+    /// For a live child of a system without a runtime (a test kit's),
+    /// `SpawnError::NoRuntime`.
     pub(crate) fn start<'a>(&'a self, system: &'a SystemShared) -> Result<Start<'a>, SpawnError> {
         match self {
-            Effects::Live => {
-                system
-                    .runtime()
-                    .map(Start::Task)
-                    .ok_or_else(|| SpawnError::NoRuntime {
-                        system: system.name().to_owned(),
-                    })
-            }
+            Effects::Live => system
+                .runtime()
+                .map(Start::Task)
+                .ok_or_else(|| system.no_runtime()),
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => Ok(Start::Kept(&**recorder)),
         }
     }
@@ -118,7 +134,11 @@ impl Effects {
     /// leaves the table when it has; a recorded one has no task, so it leaves now.
     pub(crate) fn stop_child(&self, parent: &CellCore, child: &AnyActorRef) {
         match self {
-            Effects::Live => child.request_stop(),
+            Effects::Live => {
+                let _ = parent;
+                child.request_stop();
+            }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => {
                 parent.children().remove(child);
                 recorder.stopped(child);
@@ -141,6 +161,7 @@ impl Effects {
                     let _ = me.send_system(SystemMessage::Terminated(target.clone()));
                 }
             }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => recorder.watched(target),
         }
     }
@@ -155,6 +176,7 @@ impl Effects {
                 }
                 let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
             }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => recorder.unwatched(target),
         }
     }
@@ -175,7 +197,11 @@ impl Effects {
         arm: impl FnOnce() -> bool,
     ) -> bool {
         match self {
-            Effects::Live => arm(),
+            Effects::Live => {
+                let _ = (key, mode, delay);
+                arm()
+            }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => {
                 recorder.timer_started(key, mode, delay);
                 true
@@ -186,8 +212,11 @@ impl Effects {
     /// A running timer was cancelled. A live one's task ends as the timer is dropped;
     /// a recorded one is written down.
     pub(crate) fn timer_cancelled(&self, key: &TimerKey) {
+        #[cfg(feature = "testkit")]
         if let Effects::Recorded(recorder) = self {
             recorder.timer_cancelled(key);
         }
+        #[cfg(not(feature = "testkit"))]
+        let _ = key;
     }
 }

@@ -24,7 +24,9 @@ use crate::system::SystemShared;
 /// gone) closes the channel.
 pub(crate) struct AnswerSlot<P: Message> {
     state: Answering<P>,
-    /// The system whose count this ask is in, when it counts.
+    /// The system whose count this ask is in, when it counts (only with the
+    /// `testkit` feature, whose leak report reads the count).
+    #[cfg(feature = "testkit")]
     counted: Option<Arc<SystemShared>>,
 }
 
@@ -53,12 +55,16 @@ pub(crate) enum Look<P: Message> {
 
 impl<P: Message> AnswerSlot<P> {
     pub(crate) fn new(system: &Arc<SystemShared>) -> Self {
+        #[cfg(feature = "testkit")]
         let counted = system.tracks_leaks().then(|| {
             system.promise_created();
             system.clone()
         });
+        #[cfg(not(feature = "testkit"))]
+        let _ = system;
         Self {
             state: Answering::Open,
+            #[cfg(feature = "testkit")]
             counted,
         }
     }
@@ -74,6 +80,7 @@ impl<P: Message> AnswerSlot<P> {
 
     /// Answered, or gone unanswered: no longer pending.
     pub(super) fn settle(&self) {
+        #[cfg(feature = "testkit")]
         if let Some(system) = &self.counted {
             system.promise_settled();
         }

@@ -21,6 +21,7 @@ pub(crate) enum SystemMessage {
     /// The sender wants `Terminated` when this actor stops.
     Watch(AnyActorRef),
     /// Watch this actor on the receiver's behalf (a test probe, told from outside).
+    #[cfg(feature = "testkit")]
     WatchFor(AnyActorRef),
     /// The sender no longer wants `Terminated`.
     Unwatch(AnyActorRef),

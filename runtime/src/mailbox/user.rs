@@ -369,6 +369,7 @@ impl<P: Message> UserLane<P> {
     }
 
     /// The next envelope, if one is queued (the test kit's detached reader).
+    #[cfg(feature = "testkit")]
     pub(crate) fn try_next(&self) -> Option<Envelope<P>> {
         let (envelope, offer) = {
             let mut lane = self.lock();

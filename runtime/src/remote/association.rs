@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use crate::actor::{Address, AnyActorRef};
 use crate::events::DeadLetterReason;
 use crate::mailbox::SystemMessage;
-use crate::remote::link::LinkFaults;
+use crate::remote::link::LinkShaper;
 use crate::remote::transport::Transport;
 use crate::system::SystemShared;
 use crate::wire::{FrameHeader, WireLimits};
@@ -204,7 +204,7 @@ pub(crate) struct Association {
     session: Session,
     /// Set by every frame that arrives; read and cleared by the failure detector.
     heard: AtomicBool,
-    faults: Arc<LinkFaults>,
+    faults: Arc<LinkShaper>,
     transport: Weak<Transport>,
     state: Mutex<State>,
 }
@@ -242,7 +242,7 @@ impl std::fmt::Debug for Association {
 }
 
 impl Association {
-    pub(crate) fn new(peer: Address, faults: Arc<LinkFaults>, transport: Weak<Transport>) -> Self {
+    pub(crate) fn new(peer: Address, faults: Arc<LinkShaper>, transport: Weak<Transport>) -> Self {
         Self {
             peer,
             session: Session::default(),
@@ -264,7 +264,7 @@ impl Association {
     }
 
     /// The faults of the direction toward the peer.
-    pub(crate) fn faults(&self) -> &Arc<LinkFaults> {
+    pub(crate) fn faults(&self) -> &Arc<LinkShaper> {
         &self.faults
     }
 

@@ -142,6 +142,7 @@ impl RemoteSettings {
     }
 
     /// The same settings on `port`.
+    #[cfg(feature = "testkit")]
     pub(crate) fn on_port(mut self, port: u16) -> Self {
         self.port = port;
         self

@@ -28,7 +28,8 @@ use crate::remote::association::{
 use crate::remote::detector::Timing;
 use crate::remote::frames_in::{read_body, skip_body};
 use crate::remote::handshake;
-use crate::remote::link::LinkFaults;
+#[cfg(feature = "testkit")]
+use crate::remote::link::LinkShaper;
 use crate::remote::tls::{self, LinkStream, TlsSettings};
 use crate::remote::{LinkError, PeerUnreachable};
 use crate::system::SystemShared;
@@ -61,7 +62,8 @@ pub(crate) struct Transport {
     runtime: Handle,
     associations: Mutex<HashMap<Address, Arc<Association>>>,
     /// The faults injected toward each peer; kept across its associations.
-    faults: Mutex<HashMap<Address, Arc<LinkFaults>>>,
+    #[cfg(feature = "testkit")]
+    faults: Mutex<HashMap<Address, Arc<LinkShaper>>>,
     /// Every task of the links, stopped when the system terminates.
     tasks: Mutex<Vec<AbortHandle>>,
     /// Set when the system leaves: nothing more is sent, and a peer whose
@@ -108,6 +110,7 @@ impl Transport {
             system: Arc::downgrade(system),
             runtime,
             associations: Mutex::new(HashMap::new()),
+            #[cfg(feature = "testkit")]
             faults: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
@@ -178,7 +181,10 @@ impl Transport {
                 Arc::strong_count(association) > 1 || association.has_been_used()
             });
         }
+        #[cfg(feature = "testkit")]
         let faults = locked(&self.faults).get(peer).cloned().unwrap_or_default();
+        #[cfg(not(feature = "testkit"))]
+        let faults = Arc::default();
         let association = Arc::new(Association::new(peer.clone(), faults, Arc::downgrade(self)));
         associations.insert(peer.clone(), association.clone());
         association
@@ -189,7 +195,8 @@ impl Transport {
     }
 
     /// The faults injected into what this system sends to `peer`.
-    pub(crate) fn faults(&self, peer: &Address) -> Arc<LinkFaults> {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn faults(&self, peer: &Address) -> Arc<LinkShaper> {
         // Kept by address too, so the association made after a quarantine is
         // cleared has the same faults.
         let current = self

@@ -14,6 +14,7 @@ use crate::wire::{Registry, WireLimits};
 pub struct Settings {
     name: String,
     shutdown_timeout: Duration,
+    #[cfg(feature = "testkit")]
     track_leaks: bool,
     wire_limits: WireLimits,
 }
@@ -23,13 +24,16 @@ impl Settings {
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 
     /// Whether a system counts pending asks and running timers unless told: in debug
-    /// builds (`debug_assertions`) it does, in release builds it does not.
+    /// builds (`debug_assertions`) it does, in release builds it does not. Only
+    /// with the `testkit` feature.
+    #[cfg(feature = "testkit")]
     pub const DEFAULT_TRACK_LEAKS: bool = cfg!(debug_assertions);
 
     pub(super) fn new(name: &str) -> Self {
         Self {
             name: name.to_owned(),
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+            #[cfg(feature = "testkit")]
             track_leaks: Self::DEFAULT_TRACK_LEAKS,
             wire_limits: WireLimits::DEFAULT,
         }
@@ -52,7 +56,8 @@ impl Settings {
 
     /// Whether the system counts its pending asks and running timers, for the
     /// testkit's [`LeakReport`](crate::testkit::LeakReport); see
-    /// [`ActorSystemBuilder::track_leaks`].
+    /// [`ActorSystemBuilder::track_leaks`]. Only with the `testkit` feature.
+    #[cfg(feature = "testkit")]
     pub fn tracks_leaks(&self) -> bool {
         self.track_leaks
     }
@@ -104,7 +109,8 @@ impl ActorSystemBuilder {
     /// timer writes to a counter all threads share. `#[tapio::test]` and
     /// [`TestConfig`](crate::testkit::TestConfig) always turn it on. A system that
     /// does not track says so in its report rather than report zero. Live actors
-    /// are counted either way ([`ActorSystem::live_actors`]).
+    /// are counted either way ([`ActorSystem::live_actors`]). Only with the
+    /// `testkit` feature: a build without it carries no counters.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -115,6 +121,7 @@ impl ActorSystemBuilder {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "testkit")]
     pub fn track_leaks(mut self, track: bool) -> Self {
         self.settings.track_leaks = track;
         self

@@ -35,6 +35,7 @@ mod termination;
 
 pub use self::builder::{ActorSystemBuilder, Settings};
 
+#[cfg(feature = "testkit")]
 pub(crate) use self::termination::Cancelled;
 
 /// An actor system: the root of a tree of actors, with a `/user` guardian above
@@ -75,7 +76,8 @@ pub struct ActorSystem {
 pub(crate) struct SystemShared {
     settings: Settings,
     address: Address,
-    /// `None` for the system of a `BehaviorTestKit`, which runs no tasks.
+    /// `None` for the system of a `BehaviorTestKit`, which runs no tasks (only with
+    /// the `testkit` feature).
     runtime: Option<Handle>,
     pub(crate) events: EventStream,
     next_uid: AtomicU64,
@@ -83,8 +85,10 @@ pub(crate) struct SystemShared {
     first_uid: u64,
     live_cells: AtomicUsize,
     /// Counted only when the settings say to track leaks.
+    #[cfg(feature = "testkit")]
     live_timers: AtomicUsize,
     /// Counted only when the settings say to track leaks.
+    #[cfg(feature = "testkit")]
     live_promises: AtomicUsize,
     terminating: AtomicBool,
     /// Whether tracing was asked once to look at its callsites again, for a span
@@ -95,6 +99,7 @@ pub(crate) struct SystemShared {
     guardians_stopped: watch::Sender<u8>,
     outcome: watch::Sender<Option<Result<(), Failure>>>,
     /// Actors cancelled at the shutdown deadline, for the testkit's leak report.
+    #[cfg(feature = "testkit")]
     cancelled: Mutex<Vec<Cancelled>>,
     /// The first failure escalated to a guardian: what `when_terminated` returns.
     escalated: Mutex<Option<Failure>>,
@@ -162,13 +167,16 @@ impl ActorSystem {
             next_uid: AtomicU64::new(first_uid),
             first_uid,
             live_cells: AtomicUsize::new(0),
+            #[cfg(feature = "testkit")]
             live_timers: AtomicUsize::new(0),
+            #[cfg(feature = "testkit")]
             live_promises: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
             tracing_refreshed: AtomicBool::new(false),
             guardians: Mutex::new(None),
             guardians_stopped: watch::Sender::new(0),
             outcome: watch::Sender::new(None),
+            #[cfg(feature = "testkit")]
             cancelled: Mutex::new(Vec::new()),
             escalated: Mutex::new(None),
             promises: std::sync::OnceLock::new(),
@@ -179,6 +187,7 @@ impl ActorSystem {
     }
 
     /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks.
+    #[cfg(feature = "testkit")]
     pub(crate) fn detached(name: &str) -> Self {
         Self {
             shared: Self::shared_for(
@@ -399,7 +408,8 @@ impl ActorSystem {
         Ok(())
     }
 
-    /// Spawn one of the runtime's own actors under `/system`.
+    /// Spawn one of the runtime's own actors under `/system` (a test probe).
+    #[cfg(feature = "testkit")]
     pub(crate) fn spawn_system_actor<P, B>(
         &self,
         behavior: B,
@@ -424,6 +434,7 @@ impl ActorSystem {
     }
 
     /// The guardian to spawn under, unless the system has begun to terminate.
+    #[cfg(feature = "testkit")]
     fn guardian(
         &self,
         pick: impl FnOnce(&Guardians) -> AnyActorRef,
@@ -436,9 +447,7 @@ impl ActorSystem {
 
     fn terminated(&self) -> SpawnError {
         if self.shared.runtime.is_none() {
-            return SpawnError::NoRuntime {
-                system: self.name().to_owned(),
-            };
+            return self.shared.no_runtime();
         }
         SpawnError::SystemTerminated {
             system: self.name().to_owned(),
@@ -542,7 +551,23 @@ impl SystemShared {
         self.runtime.as_ref()
     }
 
+    /// Why nothing can be spawned on a system without a runtime: only a test kit's
+    /// has none.
+    pub(crate) fn no_runtime(&self) -> SpawnError {
+        #[cfg(feature = "testkit")]
+        return SpawnError::NoRuntime {
+            system: self.name().to_owned(),
+        };
+        // Every system outside the testkit is built on a runtime, which may since
+        // have shut down.
+        #[cfg(not(feature = "testkit"))]
+        SpawnError::RuntimeShutDown {
+            system: self.name().to_owned(),
+        }
+    }
+
     /// The actors cancelled at the shutdown deadline.
+    #[cfg(feature = "testkit")]
     pub(crate) fn cancelled_at_deadline(&self) -> Vec<Cancelled> {
         self.cancelled
             .lock()
@@ -586,15 +611,18 @@ impl SystemShared {
 
     /// Whether pending asks and running timers are counted: a plain field, fixed
     /// when the system was built.
+    #[cfg(feature = "testkit")]
     pub(crate) fn tracks_leaks(&self) -> bool {
         self.settings.tracks_leaks()
     }
 
     /// Called only when [`tracks_leaks`](Self::tracks_leaks).
+    #[cfg(feature = "testkit")]
     pub(crate) fn timer_started(&self) {
         self.live_timers.fetch_add(1, Ordering::AcqRel);
     }
 
+    #[cfg(feature = "testkit")]
     pub(crate) fn timer_stopped(&self) {
         self.live_timers.fetch_sub(1, Ordering::AcqRel);
     }
@@ -608,23 +636,27 @@ impl SystemShared {
     }
 
     /// Called only when [`tracks_leaks`](Self::tracks_leaks).
+    #[cfg(feature = "testkit")]
     pub(crate) fn promise_created(&self) {
         self.live_promises.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A promise was answered, or went away unanswered: it no longer counts as pending.
+    #[cfg(feature = "testkit")]
     pub(crate) fn promise_settled(&self) {
         self.live_promises.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// The asks still waiting for their answer; `None` if the system does not count
     /// them.
+    #[cfg(feature = "testkit")]
     pub(crate) fn live_promises(&self) -> Option<usize> {
         self.tracks_leaks()
             .then(|| self.live_promises.load(Ordering::Acquire))
     }
 
     /// The timers still running; `None` if the system does not count them.
+    #[cfg(feature = "testkit")]
     pub(crate) fn live_timers(&self) -> Option<usize> {
         self.tracks_leaks()
             .then(|| self.live_timers.load(Ordering::Acquire))

@@ -90,10 +90,13 @@ impl SystemShared {
                     break;
                 }
             }
-            *self
-                .cancelled
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
+            #[cfg(feature = "testkit")]
+            {
+                *self
+                    .cancelled
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
+            }
         }
         *self.guardians() = None;
         // Peers hear that this system stops: their watchers of its actors hear
@@ -119,6 +122,7 @@ impl Drop for Published {
 }
 
 /// An actor the shutdown deadline cancelled.
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 #[derive(Debug, Clone)]
 pub(crate) struct Cancelled {
     pub(crate) path: ActorPath,

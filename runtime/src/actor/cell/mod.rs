@@ -529,6 +529,7 @@ impl<P: Message> CellState<P> {
                     self.rare().watchers.insert(watcher);
                 }
             }
+            #[cfg(feature = "testkit")]
             SystemMessage::WatchFor(target) => self.ctx.watch_any(target),
             SystemMessage::Unwatch(watcher) => {
                 if let Some(rare) = &mut self.rare {
