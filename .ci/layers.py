@@ -33,6 +33,7 @@ LAYERS = {
     #   stream, and the codec's vocabulary that messages need.
     "path.rs": 0,
     "codec.rs": 0,
+    "clock.rs": 0,
     "error.rs": 0,
     "failure.rs": 0,
     "message.rs": 0,

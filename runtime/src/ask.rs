@@ -354,7 +354,7 @@ impl<R: Message> Ask<R> {
                 .is_ok()
             {
                 let path = || self.target.path().clone();
-                let waited = match crate::timer::deadline_after(Instant::now(), self.timeout) {
+                let waited = match crate::clock::deadline_after(Instant::now(), self.timeout) {
                     Some(deadline) => tokio::time::timeout_at(deadline, outcome).await.ok(),
                     None => Some(outcome.await),
                 };
@@ -419,7 +419,7 @@ impl<R: Message> Ask<R> {
             return timed_out(&mut answer);
         }
         // A deadline too far for the clock never comes: the sleep stays unarmed.
-        let deadline = crate::timer::deadline_after(start, timeout);
+        let deadline = crate::clock::deadline_after(start, timeout);
         if let Some(deadline) = deadline {
             sleep.as_mut().reset(deadline);
         }

@@ -191,6 +191,7 @@ mod actor;
 pub mod ask;
 mod behavior;
 pub mod blocking;
+mod clock;
 mod codec;
 mod error;
 pub mod events;

@@ -44,6 +44,8 @@ use tokio::task::AbortHandle;
 
 use crate::actor::effects::Effects;
 use crate::actor::{ActorRef, LocalCell};
+use crate::behavior::{Behavior, Behaviors, SetupOutput};
+use crate::clock::{deadline_after, sleep_until_or_never};
 use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
 use crate::system::SystemShared;
@@ -444,29 +446,28 @@ impl<P: Message> Timer<P> {
     }
 }
 
-/// `start + after`, or `None` when that does not fit the clock: a deadline that
-/// never comes, for a duration as large as `Duration::MAX`, without a panic. Not a
-/// far-off instant: a paused clock jumps to the next timer as soon as the runtime
-/// idles, so any instant at all comes at once in a test.
-pub(crate) fn deadline_after(
-    start: tokio::time::Instant,
-    after: Duration,
-) -> Option<tokio::time::Instant> {
-    start.checked_add(after)
-}
-
-/// Sleep until `deadline`, or forever when there is none (see `deadline_after`).
-pub(crate) async fn sleep_until_or_never(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Put a tick of timer `id` on the cell's user lane; `false` once the cell is gone.
 fn tick<P: Message>(cell: &Weak<LocalCell<P>>, id: u64) -> bool {
     let Some(cell) = cell.upgrade() else {
         return false;
     };
     cell.deliver(Envelope::Tick(id))
+}
+
+impl Behaviors {
+    /// A behavior built with the actor's timers at hand: `factory` runs like a setup
+    /// and gets the [`TimerScheduler`]: on start, and on every
+    /// restart when it is inside the `supervise(..)` that restarts (a setup outside
+    /// does not run again). Timers belong to the cell, so a restart cancels every one
+    /// of them (S25): put `with_timers` inside `supervise(..)` for the factory to start
+    /// them again. Wrapped around it, its timers end at the first restart, and the
+    /// actor runs on without them.
+    pub fn with_timers<P, F, S>(factory: F) -> Behavior<P>
+    where
+        P: Message,
+        F: Fn(TimerScheduler<P>) -> S + Send + Sync + 'static,
+        S: SetupOutput<P>,
+    {
+        Self::setup(move |ctx| factory(ctx.timers()))
+    }
 }

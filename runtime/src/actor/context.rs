@@ -111,21 +111,6 @@ impl<P: Message> ActorContext<P> {
         self.self_ref.core().system_handle()
     }
 
-    /// The ref `uri` names, of protocol `P`, as [`ActorSystem::resolve`] gives it:
-    /// another system's actor as an ordinary typed ref (nothing is dialled until
-    /// the first message), or a local one.
-    ///
-    /// # Errors
-    ///
-    /// [`ResolveError`](crate::wire::ResolveError) for a URI that is not one, or a
-    /// local actor that is not there or does not take `P`.
-    pub fn resolve<Q: crate::wire::RemoteProtocol>(
-        &self,
-        uri: &str,
-    ) -> Result<ActorRef<Q>, crate::wire::ResolveError> {
-        self.system().resolve(uri)
-    }
-
     /// The actor's tracing span, which carries its path. Handlers run inside it, so
     /// `tracing::info!(..)` in a handler is already tagged; use the span to tag work
     /// the handler hands elsewhere, for example with `tracing::Instrument`.

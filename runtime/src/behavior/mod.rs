@@ -446,22 +446,6 @@ impl Behaviors {
         ))))))
     }
 
-    /// A behavior built with the actor's timers at hand: `factory` runs like a setup
-    /// and gets the [`TimerScheduler`](crate::TimerScheduler): on start, and on every
-    /// restart when it is inside the `supervise(..)` that restarts (a setup outside
-    /// does not run again). Timers belong to the cell, so a restart cancels every one
-    /// of them (S25): put `with_timers` inside `supervise(..)` for the factory to start
-    /// them again. Wrapped around it, its timers end at the first restart, and the
-    /// actor runs on without them.
-    pub fn with_timers<P, F, S>(factory: F) -> Behavior<P>
-    where
-        P: Message,
-        F: Fn(crate::TimerScheduler<P>) -> S + Send + Sync + 'static,
-        S: SetupOutput<P>,
-    {
-        Self::setup(move |ctx| factory(ctx.timers()))
-    }
-
     /// A behavior built with a [`StashBuffer`] of `capacity` at hand, to hold the
     /// messages the actor cannot handle yet and replay them later with
     /// [`StashBuffer::unstash_all`] (see [`stash`](crate::stash)). `factory` runs like

@@ -9,6 +9,7 @@ use std::sync::{Arc, Weak};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
 use crate::mailbox::UserLane;
 use crate::message::Message;
@@ -92,6 +93,20 @@ pub struct ResolveError {
     pub uri: String,
     /// What is wrong with it.
     pub reason: String,
+}
+
+impl<P: Message> ActorContext<P> {
+    /// The ref `uri` names, of protocol `P`, as [`ActorSystem::resolve`] gives it:
+    /// another system's actor as an ordinary typed ref (nothing is dialled until
+    /// the first message), or a local one.
+    ///
+    /// # Errors
+    ///
+    /// [`ResolveError`] for a URI that is not one, or a
+    /// local actor that is not there or does not take `P`.
+    pub fn resolve<Q: RemoteProtocol>(&self, uri: &str) -> Result<ActorRef<Q>, ResolveError> {
+        self.system().resolve(uri)
+    }
 }
 
 impl ActorSystem {
