@@ -214,7 +214,7 @@ pub mod timer;
 pub mod wire;
 
 pub use crate::actor::context::{ActorContext, Ctx};
-pub use crate::actor::{ActorRef, AnyActorRef};
+pub use crate::actor::{ActorRef, AnyActorRef, Offer};
 pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
@@ -225,7 +225,7 @@ pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription}
 pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
-pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, Offer, OverflowStrategy};
+pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
 pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
 pub use crate::path::{ActorPath, Address, InvalidName, InvalidNameReason};
 pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};

@@ -15,6 +15,7 @@ pub(crate) mod context;
 mod core;
 pub(crate) mod effects;
 pub(crate) mod incarnation;
+mod offer;
 pub(crate) mod promise;
 pub(crate) mod spawn;
 
@@ -31,6 +32,7 @@ use crate::system::SystemShared;
 
 pub use self::any_ref::AnyActorRef;
 pub(crate) use self::core::{CellCore, Parent};
+pub use self::offer::Offer;
 pub(crate) use crate::path::{ActorPath, Address};
 pub(crate) use crate::path::{AnonymousName, validate_name, validate_segment};
 

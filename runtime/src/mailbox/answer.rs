@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
+use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{Envelope, Sent};
 use crate::message::Message;
 use crate::system::SystemShared;

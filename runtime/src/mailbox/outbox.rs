@@ -12,9 +12,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::actor::AnyActorRef;
-use crate::actor::promise::Refusal;
 use crate::codec::Encoded;
 use crate::events::DeadLetterReason;
+use crate::mailbox::Refusal;
 
 /// A message encoded for the wire, when asked: `Message::encode_wire` of the
 /// message being sent (`None`: its type is not registered for the wire).

@@ -28,10 +28,10 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::oneshot;
 
-use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
 use crate::mailbox::answer::{AnswerSlot, Look};
 use crate::mailbox::lock::{SpinGuard, SpinLock};
+use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{Envelope, MailboxConfig, Outbox, OverflowStrategy};
 use crate::message::Message;
 
