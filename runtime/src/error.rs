@@ -1,7 +1,9 @@
 //! Errors a caller can get back from the runtime, each saying what to do about it.
 //!
-//! Layer: ground. Imports only other ground modules (`path`); the spawn error's
-//! remote causes are the exception listed in `.ci/layers.allow`.
+//! The errors of the local core. Why a system could not be built, which can be a
+//! remote setting's fault, is `system/error.rs`'s.
+//!
+//! Layer: ground. Imports only other ground modules (`path`).
 
 use crate::path::{ActorPath, InvalidName};
 
@@ -56,44 +58,6 @@ pub enum SpawnError {
     ParentStopping {
         /// The parent that is stopping.
         parent: ActorPath,
-    },
-}
-
-/// Why an actor system could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SystemError {
-    /// The system was built outside a tokio runtime.
-    #[error(
-        "an actor system runs on tokio and none is running here: build it inside \
-         `#[tokio::main]`, `#[tokio::test]` or `Runtime::block_on`"
-    )]
-    NoRuntime,
-    /// The system name is unusable.
-    #[error("invalid system name {name:?}: use one or more ASCII letters, digits, `-` or `_`")]
-    InvalidName {
-        /// The name that was refused.
-        name: String,
-    },
-    /// A wire key is registered for two types in this binary (or in the registry
-    /// given to the builder).
-    #[error(transparent)]
-    Wire(#[from] crate::wire::RegistryError),
-    /// A factory key is registered by two `#[remote_behavior]` functions in this
-    /// binary, or a factory's arguments type can carry an `ActorRef`.
-    #[error(transparent)]
-    Factory(#[from] crate::remote::spawn::SpawnerError),
-    /// The remote settings cannot be used: a port that cannot be bound, or
-    /// listening beyond loopback without a shared secret.
-    #[error(transparent)]
-    Remote(#[from] crate::remote::RemoteError),
-    /// A setting is out of range.
-    #[error("invalid setting `{setting}`: {reason}")]
-    InvalidSetting {
-        /// The setting.
-        setting: &'static str,
-        /// What is wrong with it and what would be accepted.
-        reason: String,
     },
 }
 

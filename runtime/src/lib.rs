@@ -220,7 +220,7 @@ pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
 pub use crate::blocking::{Blocking, BlockingError};
-pub use crate::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError, SystemError};
+pub use crate::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError};
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
@@ -234,7 +234,7 @@ pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::stash::{InvalidStash, StashBuffer, StashOverflow};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
-pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
+pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings, SystemError};
 pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
 pub use crate::state::{Machine, Next, StateLost};

@@ -4,8 +4,8 @@
 use std::future::Future;
 use std::panic::resume_unwind;
 
-use crate::error::SystemError;
 use crate::failure::CatchPanic;
+use crate::system::SystemError;
 use crate::system::{ActorSystem, ActorSystemBuilder};
 
 impl ActorSystem {

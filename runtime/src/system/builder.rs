@@ -6,7 +6,7 @@ use tokio::runtime::Handle;
 
 use super::ActorSystem;
 use crate::actor::Address;
-use crate::error::SystemError;
+use crate::system::SystemError;
 use crate::wire::{Registry, WireLimits};
 
 /// The settings of an actor system.

@@ -23,17 +23,19 @@ use crate::actor::{
     ActorPath, ActorRef, Address, AnonymousName, AnyActorRef, AnyCell, CellCore, Parent,
 };
 use crate::behavior::{Behavior, Behaviors, IntoBehavior};
-use crate::error::{NotTopLevel, SpawnError, SystemError};
+use crate::error::{NotTopLevel, SpawnError};
 use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
 use crate::message::{Message, Payload};
 
 mod builder;
+mod error;
 mod links;
 mod termination;
 
 pub use self::builder::{ActorSystemBuilder, Settings};
+pub use self::error::SystemError;
 
 #[cfg(feature = "testkit")]
 pub(crate) use self::termination::Cancelled;
