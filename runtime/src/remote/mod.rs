@@ -39,6 +39,7 @@ mod frames_in;
 mod handshake;
 pub(crate) mod lane;
 pub(crate) mod link;
+pub(crate) mod links;
 mod outbound;
 pub mod spawn;
 pub(crate) mod tls;

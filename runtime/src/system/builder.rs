@@ -222,7 +222,12 @@ impl ActorSystemBuilder {
             }
             None => (Address::local(&settings.name), None),
         };
-        let system = ActorSystem::start(settings, address, registry, runtime.clone());
+        let system = ActorSystem::start(
+            settings,
+            address,
+            crate::remote::links::Links::new(registry),
+            runtime.clone(),
+        );
         if let Some(listening) = listening {
             let transport = crate::remote::transport::Transport::start(
                 &system.shared,
@@ -236,7 +241,7 @@ impl ActorSystemBuilder {
                 address: system.address().to_string(),
                 reason: error.to_string(),
             })?;
-            let _ = system.shared.transport.set(transport);
+            system.shared.links.set_transport(transport);
         }
         Ok(system)
     }

@@ -8,7 +8,6 @@
 
 use std::fmt;
 
-use crate::wire::Registry;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -28,10 +27,10 @@ use crate::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
 use crate::message::{Message, Payload};
+use crate::remote::links::Links;
 
 mod builder;
 mod error;
-mod links;
 mod termination;
 
 pub use self::builder::{ActorSystemBuilder, Settings};
@@ -107,16 +106,10 @@ pub(crate) struct SystemShared {
     escalated: Mutex<Option<Failure>>,
     /// `/system/promises`, the parent path of every ask's promise.
     promises: std::sync::OnceLock<ActorPath>,
-    /// The wire keys this system decodes.
-    registry: Registry,
-    /// The links to other systems, with remote settings; stopped when the system
-    /// terminates.
-    transport: std::sync::OnceLock<Arc<crate::remote::transport::Transport>>,
-    /// The promises whose refs were serialized, by uid: what a reply from a peer
-    /// finds under `/system/promises`.
-    exported: Mutex<crate::wire::Exported>,
-    /// The actors frames were delivered to lately, by path.
-    routes: Mutex<crate::wire::Routes>,
+    /// What the system keeps for links with other systems (the registry, the
+    /// transport, exported promises, cached routes): owned by `remote/`, which
+    /// alone reads it.
+    pub(crate) links: Links,
 }
 
 #[derive(Clone)]
@@ -156,13 +149,12 @@ impl ActorSystem {
     fn shared_for(
         settings: Settings,
         address: Address,
-        registry: Registry,
+        links: Links,
         runtime: Option<Handle>,
     ) -> Arc<SystemShared> {
         let first_uid = random_seed() >> 16;
         Arc::new(SystemShared {
             address,
-            transport: std::sync::OnceLock::new(),
             settings,
             runtime,
             events: EventStream::default(),
@@ -182,9 +174,7 @@ impl ActorSystem {
             cancelled: Mutex::new(Vec::new()),
             escalated: Mutex::new(None),
             promises: std::sync::OnceLock::new(),
-            registry,
-            exported: Mutex::new(crate::wire::Exported::default()),
-            routes: Mutex::new(crate::wire::Routes::default()),
+            links,
         })
     }
 
@@ -195,14 +185,14 @@ impl ActorSystem {
             shared: Self::shared_for(
                 Settings::new(name),
                 Address::local(name),
-                Registry::default(),
+                Links::default(),
                 None,
             ),
         }
     }
 
-    fn start(settings: Settings, address: Address, registry: Registry, runtime: Handle) -> Self {
-        let shared = Self::shared_for(settings, address, registry, Some(runtime));
+    fn start(settings: Settings, address: Address, links: Links, runtime: Handle) -> Self {
+        let shared = Self::shared_for(settings, address, links, Some(runtime));
         let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
@@ -239,26 +229,6 @@ impl ActorSystem {
     /// The system's name.
     pub fn name(&self) -> &str {
         self.shared.name()
-    }
-
-    /// Deliver a frame that came from `peer`: the receiving half of a link (S37).
-    /// The frame's length prefix is checked against [`WireLimits::max_frame`](crate::wire::WireLimits::max_frame)
-    /// before anything else is read; its key is looked up in the system's registry;
-    /// the recipient is found by path and incarnation, and the payload decoded into
-    /// its protocol.
-    ///
-    /// # Errors
-    ///
-    /// The [`WireProblem`](crate::wire::WireProblem) that kept it from its recipient.
-    /// The frame is then also a dead letter whose reason,
-    /// [`DeadLetterReason::FromPeer`](crate::DeadLetterReason::FromPeer), names
-    /// `peer`; nothing else happens: no panic, no failure, nothing stops.
-    pub fn deliver_frame(
-        &self,
-        peer: &Address,
-        frame: &[u8],
-    ) -> Result<(), crate::wire::WireProblem> {
-        crate::wire::deliver_frame(&self.shared, peer, frame)
     }
 
     /// The system's address, which every ref's URI starts with.
@@ -545,6 +515,29 @@ impl fmt::Debug for ActorSystem {
 }
 
 impl SystemShared {
+    /// What frames from a peer are held to.
+    pub(crate) fn wire_limits(&self) -> crate::codec::WireLimits {
+        *self.settings.wire_limits()
+    }
+
+    /// The system's address.
+    pub(crate) fn address(&self) -> &Address {
+        &self.address
+    }
+
+    /// The path `/` of this system.
+    pub(crate) fn root_path(&self) -> ActorPath {
+        ActorPath::root(self.address.clone())
+    }
+
+    /// The guardian `user` or `system`, while the system runs.
+    pub(crate) fn guardian_named(&self, name: &str) -> Option<AnyActorRef> {
+        self.guardian(|guardians| match name {
+            "user" => guardians.user.clone(),
+            _ => guardians.system.clone(),
+        })
+    }
+
     pub(crate) fn name(&self) -> &str {
         self.settings.name()
     }

@@ -241,3 +241,25 @@ fn from_peer(peer: &Address, problem: &WireProblem) -> DeadLetterReason {
         problem: problem.clone(),
     }
 }
+
+impl crate::ActorSystem {
+    /// Deliver a frame that came from `peer`: the receiving half of a link (S37).
+    /// The frame's length prefix is checked against [`WireLimits::max_frame`](crate::wire::WireLimits::max_frame)
+    /// before anything else is read; its key is looked up in the system's registry;
+    /// the recipient is found by path and incarnation, and the payload decoded into
+    /// its protocol.
+    ///
+    /// # Errors
+    ///
+    /// The [`WireProblem`](crate::wire::WireProblem) that kept it from its recipient.
+    /// The frame is then also a dead letter whose reason,
+    /// [`DeadLetterReason::FromPeer`](crate::DeadLetterReason::FromPeer), names
+    /// `peer`; nothing else happens: no panic, no failure, nothing stops.
+    pub fn deliver_frame(
+        &self,
+        peer: &Address,
+        frame: &[u8],
+    ) -> Result<(), crate::wire::WireProblem> {
+        deliver_frame(self.shared(), peer, frame)
+    }
+}
