@@ -41,7 +41,8 @@ LAYERS = {
     # 1 mailbox: lanes, locks, bounds, offer, answers; a seam for a lane
     #   that is not local.
     "mailbox/": 1,
-    # 2 actor: refs, the cell, the context, spawn, promises, adapters.
+    # 2 actor: refs, the cell, the context, spawn, promises, adapters, and the
+    #   system's handle and shared state (actor/system.rs).
     "actor/": 2,
     "signal.rs": 2,
     "reply.rs": 2,
@@ -54,13 +55,15 @@ LAYERS = {
     "blocking.rs": 3,
     "state/": 3,
     "router/": 3,
-    # 4 system: the composition root.
-    "system/": 4,
-    "scope.rs": 4,
-    "shutdown.rs": 4,
-    # 5 remote and wire: links, associations, frames, registry.
-    "wire/": 5,
-    "remote/": 5,
+    # 4 remote and wire: links, associations, frames, registry, refs on the
+    #   wire, the lane of a remote ref (the mailbox's Outbox), remote spawn.
+    "wire/": 4,
+    "remote/": 4,
+    # 5 system: the composition root (builder, termination, scope, shutdown);
+    #   it builds the transport, so it sits above remote/.
+    "system/": 5,
+    "scope.rs": 5,
+    "shutdown.rs": 5,
     # 6 testkit: probes, kits, test doubles.
     "testkit/": 6,
     # 7 the crate root: re-exports everything.
@@ -72,8 +75,8 @@ NAMES = {
     1: "mailbox",
     2: "actor",
     3: "features",
-    4: "system",
-    5: "remote",
+    4: "remote",
+    5: "system",
     6: "testkit",
     7: "root",
 }

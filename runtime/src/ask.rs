@@ -94,13 +94,13 @@ use tokio::time::Instant;
 
 use std::sync::Arc;
 
+use crate::actor::SystemShared;
 use crate::actor::promise::{self, Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Look, SystemMessage, TurnWaiter};
 use crate::message::{Accepts, AnsweredBy, Message, Request};
 use crate::reply::ReplyTo;
-use crate::system::SystemShared;
 
 /// Why an ask got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -214,7 +214,7 @@ pub mod timer;
 pub mod wire;
 
 pub use crate::actor::context::{ActorContext, Ctx};
-pub use crate::actor::{ActorRef, AnyActorRef, Offer};
+pub use crate::actor::{ActorRef, ActorSystem, AnyActorRef, Offer, Settings};
 pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
@@ -234,7 +234,7 @@ pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::stash::{InvalidStash, StashBuffer, StashOverflow};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
-pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings, SystemError};
+pub use crate::system::{ActorSystemBuilder, SystemError};
 pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
 pub use crate::state::{Machine, Next, StateLost};

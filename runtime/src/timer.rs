@@ -42,13 +42,13 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
+use crate::actor::SystemShared;
 use crate::actor::effects::Effects;
 use crate::actor::{ActorRef, LocalCell};
 use crate::behavior::{Behavior, Behaviors, SetupOutput};
 use crate::clock::{deadline_after, sleep_until_or_never};
 use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
-use crate::system::SystemShared;
 
 /// The key a timer is started, replaced and cancelled by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use crate::actor::SystemShared;
 use crate::actor::{ActorPath, ActorRef, AnyCell, CellCore, LocalCell};
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
-use crate::system::SystemShared;
 
 /// An actor reference with its protocol erased: it identifies an actor, and cannot
 /// send it anything.

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::actor::ActorSystem;
 use crate::actor::adapter::{self, Adapters};
 use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
@@ -15,7 +16,6 @@ use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
 use crate::message::{Accepts, Message, Protocol};
 use crate::stash::{StashBuffer, StashHandle};
-use crate::system::ActorSystem;
 use crate::timer::TimerScheduler;
 
 /// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`

@@ -18,6 +18,7 @@ pub(crate) mod incarnation;
 mod offer;
 pub(crate) mod promise;
 pub(crate) mod spawn;
+pub(crate) mod system;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -28,11 +29,12 @@ use tokio::sync::Notify;
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Envelope, Sent, SystemMessage, UserLane};
 use crate::message::{Accepts, Message};
-use crate::system::SystemShared;
 
 pub use self::any_ref::AnyActorRef;
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::offer::Offer;
+pub(crate) use self::system::SystemShared;
+pub use self::system::{ActorSystem, Settings};
 pub(crate) use crate::path::{ActorPath, Address};
 pub(crate) use crate::path::{AnonymousName, validate_name, validate_segment};
 

@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
+use crate::actor::SystemShared;
 use crate::actor::{CellCore, LocalCell};
 pub(crate) use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{AnswerSlot, Look, UserLane};
 use crate::message::Message;
-use crate::system::SystemShared;
 
 /// A promise at `/system/promises/{uid}`, held by whoever awaits its answer.
 ///

@@ -18,12 +18,12 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
+use crate::actor::SystemShared;
 use crate::actor::{Address, AnyActorRef};
 use crate::events::DeadLetterReason;
 use crate::mailbox::SystemMessage;
 use crate::remote::link::LinkShaper;
 use crate::remote::transport::Transport;
-use crate::system::SystemShared;
 use crate::wire::{FrameHeader, WireLimits};
 
 /// The keys of the link's own frames. A message's wire key has no `!`, so these

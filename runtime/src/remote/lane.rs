@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
+use crate::actor::SystemShared;
 use crate::actor::promise::Refusal;
 use crate::actor::{AnyActorRef, AnyCell};
 use crate::events::DeadLetterReason;
@@ -14,7 +15,6 @@ use crate::mailbox::{
     Encode, Outbox, OutboxWait, OwedTurn, SystemMessage, TurnWaiter, UnusedPromise, unused_promise,
 };
 use crate::remote::association::{Association, NotSent};
-use crate::system::SystemShared;
 use crate::wire::is_decoding;
 
 /// The lane of a ref to an actor of another system: what is told to it is encoded

@@ -7,9 +7,9 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::actor::SystemShared;
 use crate::actor::{AnyActorRef, AnyCell};
 use crate::remote::transport::Transport;
-use crate::system::SystemShared;
 use crate::wire::{Exported, Registry, Routes};
 
 /// The remote state of a system: empty but for its registry until the builder

@@ -49,8 +49,8 @@ use std::fmt;
 use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
 use std::time::Duration;
 
+use crate::actor::ActorSystem;
 use crate::actor::Address;
-use crate::system::ActorSystem;
 
 pub use self::handshake::{HANDSHAKE_LIMIT, HandshakeError, PROTOCOL_VERSION};
 pub use self::tls::TlsSettings;

@@ -11,6 +11,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch};
 
+use crate::actor::SystemShared;
 use crate::actor::{ActorPath, Address};
 use crate::events::DeadLetterReason;
 use crate::remote::association::{Association, Frame, LinkStatus, Session, SessionEnd, control};
@@ -18,7 +19,6 @@ use crate::remote::handshake;
 use crate::remote::link::{LinkShaper, Verdict};
 use crate::remote::tls::{self, LinkStream};
 use crate::remote::transport::{BUFFER, LEAVE_TIMEOUT, Transport};
-use crate::system::SystemShared;
 use crate::wire::WireLimits;
 
 /// Why a dial made no link.

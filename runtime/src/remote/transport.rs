@@ -22,6 +22,7 @@ use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::actor::Address;
+use crate::actor::SystemShared;
 use crate::remote::association::{
     Association, LinkStatus, Outbound, SessionEnd, control, control_frame,
 };
@@ -32,7 +33,6 @@ use crate::remote::handshake;
 use crate::remote::link::LinkShaper;
 use crate::remote::tls::{self, LinkStream, TlsSettings};
 use crate::remote::{LinkError, PeerUnreachable};
-use crate::system::SystemShared;
 use crate::wire::{WireLimits, WireProblem};
 
 /// How long a terminating system waits for its notices to peers to be written.

@@ -4,64 +4,9 @@ use std::time::Duration;
 
 use tokio::runtime::Handle;
 
-use super::ActorSystem;
-use crate::actor::Address;
+use crate::actor::{ActorSystem, Address, Settings};
 use crate::system::SystemError;
 use crate::wire::{Registry, WireLimits};
-
-/// The settings of an actor system.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    name: String,
-    shutdown_timeout: Duration,
-    #[cfg(feature = "testkit")]
-    track_leaks: bool,
-    wire_limits: WireLimits,
-}
-
-impl Settings {
-    /// How long `terminate()` lets the whole tree take before it cancels what is left.
-    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
-
-    /// Whether a system counts pending asks and running timers unless told: in debug
-    /// builds (`debug_assertions`) it does, in release builds it does not. Only
-    /// with the `testkit` feature.
-    #[cfg(feature = "testkit")]
-    pub const DEFAULT_TRACK_LEAKS: bool = cfg!(debug_assertions);
-
-    pub(super) fn new(name: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
-            #[cfg(feature = "testkit")]
-            track_leaks: Self::DEFAULT_TRACK_LEAKS,
-            wire_limits: WireLimits::DEFAULT,
-        }
-    }
-
-    /// What frames from a peer are held to.
-    pub fn wire_limits(&self) -> &WireLimits {
-        &self.wire_limits
-    }
-
-    /// The system's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The deadline the whole tree races when the system terminates.
-    pub fn shutdown_timeout(&self) -> Duration {
-        self.shutdown_timeout
-    }
-
-    /// Whether the system counts its pending asks and running timers, for the
-    /// testkit's [`LeakReport`](crate::testkit::LeakReport); see
-    /// [`ActorSystemBuilder::track_leaks`]. Only with the `testkit` feature.
-    #[cfg(feature = "testkit")]
-    pub fn tracks_leaks(&self) -> bool {
-        self.track_leaks
-    }
-}
 
 /// Builds an [`ActorSystem`] with settings other than the defaults.
 ///
@@ -86,7 +31,7 @@ pub struct ActorSystemBuilder {
 
 impl ActorSystemBuilder {
     /// A builder of a system named `name`, with the default settings.
-    pub(super) fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         Self {
             settings: Settings::new(name),
             registry: None,

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use tokio::task::AbortHandle;
 
-use super::{SYSTEM_STOPPED, SystemShared, USER_STOPPED};
-use crate::actor::{ActorPath, AnyActorRef};
+use crate::actor::AnyActorRef;
+use crate::actor::system::{Cancelled, SYSTEM_STOPPED, SystemShared, USER_STOPPED};
 
 impl SystemShared {
     /// Start terminating, once; a second call changes nothing.
@@ -119,15 +119,6 @@ impl Drop for Published {
         let outcome = self.0.outcome_now();
         self.0.outcome.send_replace(Some(outcome));
     }
-}
-
-/// An actor the shutdown deadline cancelled.
-#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
-#[derive(Debug, Clone)]
-pub(crate) struct Cancelled {
-    pub(crate) path: ActorPath,
-    /// Whether it was awaiting a handler, rather than waiting for others to stop.
-    pub(crate) in_handler: bool,
 }
 
 /// How long termination waits, past the deadline, for the actors that still stop

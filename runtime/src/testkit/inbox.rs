@@ -2,10 +2,10 @@
 
 use std::fmt;
 
+use crate::actor::ActorSystem;
 use crate::actor::{ActorPath, ActorRef, Address, Parent, validate_name};
 use crate::message::Message;
 use crate::path::InvalidName;
-use crate::system::ActorSystem;
 use crate::testkit::kit::DetachedMailbox;
 use crate::testkit::recorder::detached_cell;
 

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::actor::SystemShared;
 use crate::actor::promise::Refusal;
 use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
-use crate::system::SystemShared;
 use crate::wire::frame::peek_tell;
 use crate::wire::refs::{check_reply_to, decoding_into};
 use crate::wire::{FrameHeader, Undelivered, WireContext, WireLimits, WireProblem, decode_frame};

@@ -11,10 +11,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
+use crate::actor::{ActorSystem, SystemShared};
 use crate::mailbox::UserLane;
 use crate::message::Message;
 use crate::remote::lane::{PROMISES, RemoteSlot};
-use crate::system::{ActorSystem, SystemShared};
 use crate::wire::{RemoteProtocol, WireProblem};
 
 std::thread_local! {
