@@ -99,8 +99,9 @@ use crate::actor::promise::{self, Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Look, SystemMessage, TurnWaiter};
-use crate::message::{Accepts, AnsweredBy, Message, Request};
+use crate::message::{Accepts, AnsweredBy, Message};
 use crate::reply::ReplyTo;
+use crate::reply::Request;
 
 /// Why an ask got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -226,9 +226,9 @@ pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
 pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
-pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
+pub use crate::message::{Accepts, Answers, Message, NoReply, Payload, Protocol, ReplySlot};
 pub use crate::path::{ActorPath, Address, InvalidName, InvalidNameReason};
-pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};
+pub use crate::reply::{IntoReply, ReplyThen, ReplyTo, Request};
 pub use crate::router::{RouterError, Routers};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
@@ -255,12 +255,12 @@ pub mod prelude {
 pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
     pub use crate::message::{
-        Accepts, Answers, Extract, Message, Payload, Protocol, ReplySlot, Request,
+        Accepts, Answers, Extract, Message, NoReply, Payload, Protocol, ReplySlot,
     };
     pub use crate::remote::spawn::SpawnArgs;
     pub use crate::reply::{
-        ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, NoReply, OutputCheck, OutputFinishes,
-        ReplyTo, ResultWithError, UnknownSlot,
+        ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, OutputCheck, OutputFinishes, ReplyTo,
+        Request, ResultWithError, UnknownSlot,
     };
     pub use crate::state::{
         NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol, Transition, lost,

@@ -7,7 +7,7 @@
 //!   accepts itself; the protocol enum that `#[actor]` generates accepts each message
 //!   it has a handler for. [`ActorRef::tell`](crate::ActorRef::tell) asks for this
 //!   bound, so sending something the recipient does not handle fails to compile.
-//! - [`Request`]: a message that is answered, with its reply type.
+//! - [`Request`](crate::Request): a message that is answered, with its reply type.
 //!
 //! # Examples
 //!
@@ -48,7 +48,7 @@ use std::fmt;
     note = "put `#[tapio::message]` on the declaration of `{Self}` (standard types such as `u64`, `String`, and a `Vec<T>` or `Option<T>` of anything `Send`, are messages already); a message is also `Send + 'static`, which a type holding an `Rc` or a reference is not"
 )]
 pub trait Message: Send + 'static {
-    /// Where an answer to this message goes: [`NoReply`](crate::NoReply) for a plain
+    /// Where an answer to this message goes: [`NoReply`](NoReply) for a plain
     /// message, [`ReplyTo<T>`](crate::ReplyTo) for a request answered with `T`.
     /// `#[message]` sets it; the protocol enum carries one next to each message.
     type ReplySlot: ReplySlot;
@@ -185,7 +185,7 @@ impl<M: Message, P: Answers<M>> AnsweredBy<P> for M {
     }
 }
 
-/// Where an answer goes: implemented by [`NoReply`](crate::NoReply) and
+/// Where an answer goes: implemented by [`NoReply`](NoReply) and
 /// [`ReplyTo<T>`](crate::ReplyTo) only.
 pub trait ReplySlot: Default + Send + 'static {
     /// The state `state` of a state machine does not handle the request: an ask
@@ -214,22 +214,15 @@ pub trait ReplySlot: Default + Send + 'static {
     }
 }
 
-/// A message that is answered with exactly one `Reply`.
-///
-/// Declare it with `#[message(reply = T)]`. A handler for a request returns the
-/// reply (or a `Result` of it); any other return type fails to compile.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a request, so nothing declares its reply type",
-    note = "declare the reply type on the message: `#[message(reply = YourReply)]`"
-)]
-pub trait Request: Message<ReplySlot = crate::ReplyTo<<Self as Request>::Reply>> {
-    /// The type of the answer.
-    type Reply: Message;
-}
+/// The reply slot of a message that is not a request: there is no answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoReply;
+
+impl ReplySlot for NoReply {}
 
 macro_rules! primitive_messages {
     ($($ty:ty),* $(,)?) => {
-        $( impl Message for $ty { type ReplySlot = crate::NoReply; } )*
+        $( impl Message for $ty { type ReplySlot = NoReply; } )*
     };
 }
 
@@ -259,7 +252,7 @@ primitive_messages!(
 /// protocol needs no declaration: `ActorRef<Vec<String>>`, `ActorRef<(u64, bool)>`.
 macro_rules! container_messages {
     ($( ($($param:ident),+) => $ty:ty ),* $(,)?) => {
-        $( impl<$($param: Send + 'static),+> Message for $ty { type ReplySlot = crate::NoReply; } )*
+        $( impl<$($param: Send + 'static),+> Message for $ty { type ReplySlot = NoReply; } )*
     };
 }
 
@@ -282,12 +275,12 @@ primitive_messages!(std::time::Duration, std::time::SystemTime);
 /// A box of anything that can cross to another task, unsized too: `Box<str>`,
 /// `Box<[u8]>`, `Box<dyn FnOnce() + Send>`.
 impl<T: ?Sized + Send + 'static> Message for Box<T> {
-    type ReplySlot = crate::NoReply;
+    type ReplySlot = NoReply;
 }
 
 /// An array of values that can cross to another task.
 impl<T: Send + 'static, const N: usize> Message for [T; N] {
-    type ReplySlot = crate::NoReply;
+    type ReplySlot = NoReply;
 }
 
 /// A message that could not be delivered, with its type erased.
