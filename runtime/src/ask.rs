@@ -83,6 +83,8 @@
 //! # }
 //! ```
 
+// Layer: features (rank 3). Imports ground, the mailbox and the actor.
+
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;

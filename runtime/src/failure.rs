@@ -1,4 +1,6 @@
 //! What an actor fails with: a handler's error, or a panic caught at the cell.
+//!
+//! Layer: ground. Imports only ground (`path`).
 
 use std::any::{Any, TypeId};
 use std::error::Error;

@@ -30,6 +30,8 @@
 //! fn assert_accepts<P: Accepts<M>, M: Message>() {}
 //! assert_accepts::<Ping, Ping>();
 //! ```
+//!
+//! Layer: ground. Imports only ground (`codec`, `events`).
 
 use std::any::Any;
 use std::fmt;

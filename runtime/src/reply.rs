@@ -1,4 +1,8 @@
 //! Answers to requests: where a `#[message(reply = T)]` handler's return value goes.
+//!
+//! Layer: actor (the actor core, with `behavior/`, `signal.rs`, `supervision.rs`).
+//! Imports ground, the mailbox and the actor; decoding a reply-to ref from the wire
+//! is listed in `.ci/layers.allow`.
 
 use std::fmt;
 

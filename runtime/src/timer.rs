@@ -34,6 +34,8 @@
 //! # let _ = limiter;
 //! ```
 
+// Layer: features (rank 3). Imports ground, the mailbox and the actor.
+
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};

@@ -7,6 +7,9 @@
 //!
 //! [`AnyActorRef`] is the same identity with the protocol erased: what
 //! [`Terminated`](crate::Terminated) carries, and what a watch is about.
+//!
+//! Layer: actor (rank 2). Imports ground, the mailbox and its own folder; reaches a
+//! remote ref only through the mailbox's `Outbox` seam. See `.ci/layers.py`.
 
 pub(crate) mod adapter;
 mod any_ref;

@@ -1,4 +1,7 @@
 //! Behaviors: what an actor does with the next message (see [`Behavior`]).
+//!
+//! Layer: actor (the actor core). Imports ground, the mailbox and the actor; the
+//! stash's replay kind is listed in `.ci/layers.allow`.
 
 mod actor;
 mod convert;

@@ -78,6 +78,8 @@
 //! # }
 //! ```
 
+// Layer: ground. Imports only ground (`path`, `message`, `codec`).
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;

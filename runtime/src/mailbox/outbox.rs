@@ -5,6 +5,9 @@
 //! refusal back. `remote/lane.rs` implements it over a link; the mailbox never
 //! names the association, the frame encoder or the system's transport. The local
 //! lanes (an actor's mailbox, a promise's slot, an adapter) do not go through it.
+//!
+//! Layer: mailbox (the seam itself). Imports ground, and names the actor's refs and
+//! the refusal a peer's ask gets.
 
 use std::cell::Cell;
 use std::fmt;

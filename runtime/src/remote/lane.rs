@@ -1,6 +1,8 @@
 //! The lane of a ref to an actor of another system: its messages are encoded and
 //! queued on the association with that system. It implements the mailbox's seam
 //! for a lane that is not local ([`Outbox`]); the mailbox never names what is here.
+//!
+//! Layer: remote. Implements the mailbox's `Outbox`; imports anything below.
 
 use std::future::Future;
 use std::pin::Pin;

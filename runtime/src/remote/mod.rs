@@ -30,6 +30,10 @@
 //! [`PeerUnreachable`]) until [`ActorSystem::clear_quarantine`] and
 //! [`ActorSystem::reconnect`] (S43). `offer` on a remote ref waits for room in the
 //! outbound buffer (S47).
+
+// Layer: remote (rank 4, with wire/): links, associations, handshake, TLS, the
+// detector, remote spawn, the lane of a remote ref and the remote state (`links`).
+// Imports every layer below; system/ (the composition root) builds it.
 #![doc = ""]
 #![doc = include_str!("../../../docs/remoting.md")]
 

@@ -24,6 +24,9 @@
 //!
 //! [`DeadLetterReason::FromPeer`]: crate::DeadLetterReason::FromPeer
 
+// Layer: remote (rank 4, with remote/): frames, the registry, refs on the wire,
+// delivery. Imports every layer below; the codec's vocabulary is in `codec.rs`.
+
 mod deliver;
 mod depth;
 mod frame;
