@@ -317,8 +317,14 @@ def main():
     allowed_count = 0
     live = []
     for (a, b), example in sorted(edges.items()):
-        ok = allowed(a, b)
         ra, rb = rank_of(a), rank_of(b)
+        # Only an edge that can be a violation (upward, or sideways between two
+        # top-level modules, where a cycle can form) uses an allow line; one that
+        # runs down no longer needs its line, which is then reported as stale.
+        can_violate = ra is None or rb is None or ra < rb or (
+            ra == rb and a.split("/")[0] != b.split("/")[0]
+        )
+        ok = can_violate and allowed(a, b)
         if verbose:
             print(f"  {a} ({ra}) -> {b} ({rb})  {example}")
         if ra is not None and rb is not None and ra < rb:
@@ -356,7 +362,7 @@ def main():
 
     for src, dst, lineno, hits in allow:
         if hits == 0:
-            problems.append(f".ci/layers.allow:{lineno}: `{src} -> {dst}` matches no edge: remove it")
+            problems.append(f".ci/layers.allow:{lineno}: `{src} -> {dst}` matches no edge that needs it: remove it")
 
     for p in problems:
         print("layers: " + p)
