@@ -83,6 +83,8 @@
 //! # }
 //! ```
 
+// Layer: features (rank 3). Imports ground, the mailbox and the actor.
+
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -94,13 +96,14 @@ use tokio::time::Instant;
 
 use std::sync::Arc;
 
+use crate::actor::SystemShared;
 use crate::actor::promise::{self, Answer, Refusal};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, AnyCell, Delivery, LocalCell};
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Look, SystemMessage, TurnWaiter};
-use crate::message::{Accepts, AnsweredBy, Message, Request};
+use crate::message::{Accepts, AnsweredBy, Message};
 use crate::reply::ReplyTo;
-use crate::system::SystemShared;
+use crate::reply::Request;
 
 /// Why an ask got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -173,7 +176,7 @@ pub enum AskError {
         /// The actor asked.
         target: ActorPath,
         /// What the other system found wrong.
-        problem: crate::wire::WireProblem,
+        problem: crate::codec::WireProblem,
     },
     /// The request was dropped without an answer.
     #[error(
@@ -354,7 +357,7 @@ impl<R: Message> Ask<R> {
                 .is_ok()
             {
                 let path = || self.target.path().clone();
-                let waited = match crate::timer::deadline_after(Instant::now(), self.timeout) {
+                let waited = match crate::clock::deadline_after(Instant::now(), self.timeout) {
                     Some(deadline) => tokio::time::timeout_at(deadline, outcome).await.ok(),
                     None => Some(outcome.await),
                 };
@@ -419,12 +422,12 @@ impl<R: Message> Ask<R> {
             return timed_out(&mut answer);
         }
         // A deadline too far for the clock never comes: the sleep stays unarmed.
-        let deadline = crate::timer::deadline_after(start, timeout);
+        let deadline = crate::clock::deadline_after(start, timeout);
         if let Some(deadline) = deadline {
             sleep.as_mut().reset(deadline);
         }
         let target = &self.target;
-        let watch = promise.as_ref().zip(target.remote_slot());
+        let watch = promise.as_ref().zip(target.outbox());
         if let Some((promise, slot)) = &watch {
             slot.watch(promise, target);
         }

@@ -87,7 +87,7 @@ use crate::failure::Failure;
 #[non_exhaustive]
 pub enum BlockingError {
     /// There is no tokio runtime to run the call on: the actor belongs to a
-    /// [`BehaviorTestKit`](crate::testkit::BehaviorTestKit) run outside any runtime.
+    /// `testkit::BehaviorTestKit` run outside any runtime.
     #[error(
         "`run_blocking` needs a tokio runtime and there is none here: run the handler \
          with `BehaviorTestKit::run_async` inside a runtime (`#[tokio::test]`), or test \

@@ -1,73 +1,11 @@
 //! Errors a caller can get back from the runtime, each saying what to do about it.
+//!
+//! The errors of the local core. Why a system could not be built, which can be a
+//! remote setting's fault, is `system/error.rs`'s.
+//!
+//! Layer: ground. Imports only other ground modules (`path`).
 
-use crate::actor::ActorPath;
-
-/// A name that cannot be used for an actor.
-///
-/// A name becomes one segment of the actor's URI (`tapio://system/user/{name}`), so it
-/// must stand there as it is: 1 to [`ActorPath::MAX_NAME_LEN`] bytes of ASCII letters,
-/// digits and `-_.*+:@&=,!~;'$`, neither `.` nor `..`, and not starting with `$`
-/// (reserved for the names tapio generates). The message states this rule after the
-/// reason.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "invalid actor name {name:?}: {reason}. An actor name is one segment of its URI: \
-     1 to {max} bytes of ASCII letters, digits and `-_.*+:@&=,!~;'$`, neither `.` nor \
-     `..`, and not starting with `$`",
-    max = ActorPath::MAX_NAME_LEN
-)]
-pub struct InvalidName {
-    /// The name that was refused.
-    pub name: String,
-    /// Which rule it breaks.
-    pub reason: InvalidNameReason,
-}
-
-/// Which naming rule an [`InvalidName`] breaks. Its message says what to do instead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum InvalidNameReason {
-    /// The name is empty.
-    #[error("a name cannot be empty; use `spawn_anonymous` to have one picked for you")]
-    Empty,
-    /// The name is `.` or `..`, which mean "here" and "one level up" in a path.
-    #[error(
-        "`.` and `..` mean \"here\" and \"one level up\" in a path, so they cannot name \
-         an actor; pick a name with a letter or digit in it"
-    )]
-    DotSegment,
-    /// The name starts with `$`, which is reserved for generated names.
-    #[error(
-        "names starting with `$` are reserved for the names tapio generates; drop the \
-         `$`, or use `spawn_anonymous` to have a name picked for you"
-    )]
-    Reserved,
-    /// The name is longer than [`ActorPath::MAX_NAME_LEN`] bytes.
-    #[error(
-        "it is {len} bytes long, over the limit of {max} bytes; use a shorter name and \
-         keep long data in the actor's state",
-        max = ActorPath::MAX_NAME_LEN
-    )]
-    TooLong {
-        /// The length of the name, in bytes.
-        len: usize,
-    },
-    /// The name holds `/`, `#` or `?`, which delimit the parts of a URI.
-    #[error(
-        "{0:?} delimits the parts of a URI (`/` path elements, `#` the incarnation uid, \
-         `?` a query), so it cannot be part of a name; use `-` or `_` instead"
-    )]
-    Delimiter(char),
-    /// The name holds whitespace.
-    #[error("a name cannot contain whitespace such as {0:?}; use `-` or `_` between words")]
-    Whitespace(char),
-    /// The name holds a control character.
-    #[error("a name cannot contain control characters such as {0:?}")]
-    Control(char),
-    /// The name holds a character outside the allowed set.
-    #[error("{0:?} cannot be part of a name")]
-    Character(char),
-}
+use crate::path::{ActorPath, InvalidName};
 
 /// Why an actor was not spawned. When `spawn` returns one of these, nothing started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,7 +31,9 @@ pub enum SpawnError {
         /// The name of the system.
         system: String,
     },
-    /// The system runs no actors: it belongs to a `BehaviorTestKit`.
+    /// The system runs no actors: it belongs to a `BehaviorTestKit` (only with the
+    /// `testkit` feature).
+    #[cfg(feature = "testkit")]
     #[error(
         "the actor system {system:?} runs no actors (it belongs to a BehaviorTestKit): \
          spawn children with `ctx.spawn`, which the kit records"
@@ -118,44 +58,6 @@ pub enum SpawnError {
     ParentStopping {
         /// The parent that is stopping.
         parent: ActorPath,
-    },
-}
-
-/// Why an actor system could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SystemError {
-    /// The system was built outside a tokio runtime.
-    #[error(
-        "an actor system runs on tokio and none is running here: build it inside \
-         `#[tokio::main]`, `#[tokio::test]` or `Runtime::block_on`"
-    )]
-    NoRuntime,
-    /// The system name is unusable.
-    #[error("invalid system name {name:?}: use one or more ASCII letters, digits, `-` or `_`")]
-    InvalidName {
-        /// The name that was refused.
-        name: String,
-    },
-    /// A wire key is registered for two types in this binary (or in the registry
-    /// given to the builder).
-    #[error(transparent)]
-    Wire(#[from] crate::wire::RegistryError),
-    /// A factory key is registered by two `#[remote_behavior]` functions in this
-    /// binary, or a factory's arguments type can carry an `ActorRef`.
-    #[error(transparent)]
-    Factory(#[from] crate::remote::spawn::SpawnerError),
-    /// The remote settings cannot be used: a port that cannot be bound, or
-    /// listening beyond loopback without a shared secret.
-    #[error(transparent)]
-    Remote(#[from] crate::remote::RemoteError),
-    /// A setting is out of range.
-    #[error("invalid setting `{setting}`: {reason}")]
-    InvalidSetting {
-        /// The setting.
-        setting: &'static str,
-        /// What is wrong with it and what would be accepted.
-        reason: String,
     },
 }
 

@@ -2,6 +2,8 @@
 //!
 //! A `Failure` is one boxed pointer wide, so the futures and messages that could carry
 //! one, and almost never do, pay one word for it.
+//!
+//! Layer: ground. Imports only ground (`path`).
 
 use std::any::{Any, TypeId};
 use std::error::Error;
@@ -12,7 +14,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::actor::ActorPath;
+use crate::path::ActorPath;
 
 /// A boxed error of any type: what `?` turns every `std::error::Error + Send + Sync`
 /// into, so one handler can fail with errors of several types.

@@ -70,7 +70,8 @@
 //! - [`events`]: the typed event stream and [`DeadLetter`]s.
 //! - [`router`]: [`Routers`], one address in front of several actors (pools and
 //!   groups; round-robin, broadcast, consistent hashing).
-//! - [`testkit`]: probes, a synchronous behavior test kit, and leak-checked tests.
+//! - `testkit` (with the cargo feature `testkit`): probes, a synchronous behavior
+//!   test kit, two linked systems, and leak-checked tests.
 //!
 //! ## The macros
 //!
@@ -190,11 +191,14 @@ mod actor;
 pub mod ask;
 mod behavior;
 pub mod blocking;
+mod clock;
+mod codec;
 mod error;
 pub mod events;
 mod failure;
 mod mailbox;
 mod message;
+mod path;
 pub mod remote;
 pub mod router;
 mod scope;
@@ -204,33 +208,33 @@ pub mod stash;
 pub mod state;
 pub mod supervision;
 mod system;
+#[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod timer;
 pub mod wire;
 
 pub use crate::actor::context::{ActorContext, Ctx};
-pub use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef};
+pub use crate::actor::{ActorRef, ActorSystem, AnyActorRef, Offer, Settings};
 pub use crate::ask::{Ask, AskError};
 pub use crate::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
 pub use crate::blocking::{Blocking, BlockingError};
-pub use crate::error::{
-    InvalidName, InvalidNameReason, NotAChild, NotTopLevel, NotWatchable, SpawnError, SystemError,
-};
+pub use crate::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError};
 pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
-pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, Offer, OverflowStrategy};
-pub use crate::message::{Accepts, Answers, Message, Payload, Protocol, ReplySlot, Request};
-pub use crate::reply::{IntoReply, NoReply, ReplyThen, ReplyTo};
+pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
+pub use crate::message::{Accepts, Answers, Message, NoReply, Payload, Protocol, ReplySlot};
+pub use crate::path::{ActorPath, Address, InvalidName, InvalidNameReason};
+pub use crate::reply::{IntoReply, ReplyThen, ReplyTo, Request};
 pub use crate::router::{RouterError, Routers};
 pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::stash::{InvalidStash, StashBuffer, StashOverflow};
 pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
-pub use crate::system::{ActorSystem, ActorSystemBuilder, Settings};
+pub use crate::system::{ActorSystemBuilder, SystemError};
 pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
 pub use crate::state::{Machine, Next, StateLost};
@@ -251,12 +255,12 @@ pub mod prelude {
 pub mod __private {
     pub use crate::behavior::{Handled, IntoNext};
     pub use crate::message::{
-        Accepts, Answers, Extract, Message, Payload, Protocol, ReplySlot, Request,
+        Accepts, Answers, Extract, Message, NoReply, Payload, Protocol, ReplySlot,
     };
     pub use crate::remote::spawn::SpawnArgs;
     pub use crate::reply::{
-        ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, NoReply, OutputCheck, OutputFinishes,
-        ReplyTo, ResultWithError, UnknownSlot,
+        ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, OutputCheck, OutputFinishes, ReplyTo,
+        Request, ResultWithError, UnknownSlot,
     };
     pub use crate::state::{
         NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol, Staying,

@@ -7,7 +7,7 @@
 //!   accepts itself; the protocol enum that `#[actor]` generates accepts each message
 //!   it has a handler for. [`ActorRef::tell`](crate::ActorRef::tell) asks for this
 //!   bound, so sending something the recipient does not handle fails to compile.
-//! - [`Request`]: a message that is answered, with its reply type.
+//! - [`Request`](crate::Request): a message that is answered, with its reply type.
 //!
 //! # Examples
 //!
@@ -46,6 +46,8 @@
 //! as `Self`, rustc waits for the argument instead of inferring `M` from the only
 //! `Answers` impl of a one-handler protocol, so the error names the request
 //! ("`PingerMsg` does not answer `GetCount`").
+//!
+//! Layer: ground. Imports only ground (`codec`, `events`).
 
 use std::any::Any;
 use std::fmt;
@@ -64,7 +66,7 @@ use std::fmt;
     note = "put `#[tapio::message]` on the declaration of `{Self}` (standard types such as `u64`, `String`, and a `Vec<T>` or `Option<T>` of anything `Send`, are messages already); a message is also `Send + 'static`, which a type holding an `Rc` or a reference is not"
 )]
 pub trait Message: Send + 'static {
-    /// Where an answer to this message goes: [`NoReply`](crate::NoReply) for a plain
+    /// Where an answer to this message goes: [`NoReply`](NoReply) for a plain
     /// message, [`ReplyTo<T>`](crate::ReplyTo) for a request answered with `T`.
     /// `#[message]` sets it; the protocol enum carries one next to each message.
     type ReplySlot: ReplySlot;
@@ -80,7 +82,7 @@ pub trait Message: Send + 'static {
     /// This message as it crosses a link: its key, its payload, and where its
     /// answer goes; `None` when its type is not registered for the wire.
     #[doc(hidden)]
-    fn encode_wire(&self) -> Option<Result<crate::wire::Encoded, String>> {
+    fn encode_wire(&self) -> Option<Result<crate::codec::Encoded, String>> {
         None
     }
 
@@ -96,13 +98,13 @@ pub trait Message: Send + 'static {
     fn decode_wire(
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<Self, crate::wire::WireProblem>
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<Self, crate::codec::WireProblem>
     where
         Self: Sized,
     {
         let _ = (bytes, ctx);
-        Err(crate::wire::WireProblem::NotAccepted(key.to_owned()))
+        Err(crate::codec::WireProblem::NotAccepted(key.to_owned()))
     }
 }
 
@@ -201,7 +203,7 @@ impl<M: Message, P: Answers<M>> AnsweredBy<P> for M {
     }
 }
 
-/// Where an answer goes: implemented by [`NoReply`](crate::NoReply) and
+/// Where an answer goes: implemented by [`NoReply`](NoReply) and
 /// [`ReplyTo<T>`](crate::ReplyTo) only.
 pub trait ReplySlot: Default + Send + 'static {
     /// The state `state` of a state machine does not handle the request: an ask
@@ -230,22 +232,15 @@ pub trait ReplySlot: Default + Send + 'static {
     }
 }
 
-/// A message that is answered with exactly one `Reply`.
-///
-/// Declare it with `#[message(reply = T)]`. A handler for a request returns the
-/// reply (or a `Result` of it); any other return type fails to compile.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a request, so nothing declares its reply type",
-    note = "declare the reply type on the message: `#[message(reply = YourReply)]`"
-)]
-pub trait Request: Message<ReplySlot = crate::ReplyTo<<Self as Request>::Reply>> {
-    /// The type of the answer.
-    type Reply: Message;
-}
+/// The reply slot of a message that is not a request: there is no answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoReply;
+
+impl ReplySlot for NoReply {}
 
 macro_rules! primitive_messages {
     ($($ty:ty),* $(,)?) => {
-        $( impl Message for $ty { type ReplySlot = crate::NoReply; } )*
+        $( impl Message for $ty { type ReplySlot = NoReply; } )*
     };
 }
 
@@ -275,7 +270,7 @@ primitive_messages!(
 /// protocol needs no declaration: `ActorRef<Vec<String>>`, `ActorRef<(u64, bool)>`.
 macro_rules! container_messages {
     ($( ($($param:ident),+) => $ty:ty ),* $(,)?) => {
-        $( impl<$($param: Send + 'static),+> Message for $ty { type ReplySlot = crate::NoReply; } )*
+        $( impl<$($param: Send + 'static),+> Message for $ty { type ReplySlot = NoReply; } )*
     };
 }
 
@@ -298,12 +293,12 @@ primitive_messages!(std::time::Duration, std::time::SystemTime);
 /// A box of anything that can cross to another task, unsized too: `Box<str>`,
 /// `Box<[u8]>`, `Box<dyn FnOnce() + Send>`.
 impl<T: ?Sized + Send + 'static> Message for Box<T> {
-    type ReplySlot = crate::NoReply;
+    type ReplySlot = NoReply;
 }
 
 /// An array of values that can cross to another task.
 impl<T: Send + 'static, const N: usize> Message for [T; N] {
-    type ReplySlot = crate::NoReply;
+    type ReplySlot = NoReply;
 }
 
 /// A message that could not be delivered, with its type erased.

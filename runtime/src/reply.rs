@@ -13,6 +13,10 @@
 //! `UNHANDLED`, a thread-local, carries the type name of a message whose handler
 //! answered `unhandled`, from the generated `finish` to `NextStep::of`, in the same poll
 //! on the same thread.
+//!
+//! Layer: actor (the actor core, with `behavior/`, `signal.rs`, `supervision.rs`).
+//! Imports ground, the mailbox and the actor; decoding a reply-to ref from the wire
+//! is listed in `.ci/layers.allow`.
 
 use std::fmt;
 
@@ -21,7 +25,7 @@ use crate::actor::{ActorPath, ActorRef};
 use crate::behavior::{Behavior, Behaviors, IntoNext};
 use crate::events::DeadLetterReason;
 use crate::failure::{Failure, IntoFailure};
-use crate::message::{Message, ReplySlot};
+use crate::message::{Message, NoReply, ReplySlot};
 
 /// Where the answer to one request goes: the ref of whoever asked, or nobody when the
 /// request was told.
@@ -58,11 +62,18 @@ impl<T: Message> ReplySlot for ReplyTo<T> {
     }
 }
 
-/// The reply slot of a message that is not a request: there is no answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct NoReply;
-
-impl ReplySlot for NoReply {}
+/// A message that is answered with exactly one `Reply`.
+///
+/// Declare it with `#[message(reply = T)]`. A handler for a request returns the
+/// reply (or a `Result` of it); any other return type fails to compile.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a request, so nothing declares its reply type",
+    note = "declare the reply type on the message: `#[message(reply = YourReply)]`"
+)]
+pub trait Request: Message<ReplySlot = ReplyTo<<Self as Request>::Reply>> {
+    /// The type of the answer.
+    type Reply: Message;
+}
 
 impl<T: Message> ReplyTo<T> {
     /// Nobody awaits the answer.

@@ -4,9 +4,10 @@
 use std::future::Future;
 use std::panic::resume_unwind;
 
-use crate::error::SystemError;
+use crate::actor::ActorSystem;
 use crate::failure::CatchPanic;
-use crate::system::{ActorSystem, ActorSystemBuilder};
+use crate::system::ActorSystemBuilder;
+use crate::system::SystemError;
 
 impl ActorSystem {
     /// Run `body` with a new system named `name`, then terminate the system: the

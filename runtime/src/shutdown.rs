@@ -22,7 +22,7 @@
 use std::fmt;
 use std::io;
 
-use crate::system::ActorSystem;
+use crate::actor::ActorSystem;
 
 /// A signal that asks the process to shut down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,7 @@
 //! Lifecycle signals: what the runtime tells an actor about itself and the actors it
 //! watches. Signals travel on the system lane, ahead of ordinary messages.
+//!
+//! Layer: actor (the actor core).
 
 use std::fmt;
 

@@ -42,6 +42,8 @@
 //! through `deadline_after` (asks leave their sleep unarmed, a backoff waits forever,
 //! termination waits without a timeout).
 
+// Layer: features (rank 3). Imports ground, the mailbox and the actor.
+
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -50,11 +52,13 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
+use crate::actor::SystemShared;
 use crate::actor::effects::Effects;
 use crate::actor::{ActorRef, LocalCell};
+use crate::behavior::{Behavior, Behaviors, SetupOutput};
+use crate::clock::{deadline_after, sleep_until_or_never};
 use crate::mailbox::Envelope;
 use crate::message::{Accepts, Message};
-use crate::system::SystemShared;
 
 /// The key a timer is started, replaced and cancelled by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -158,7 +162,9 @@ struct Timer<P: Message> {
     /// For a fixed-delay timer: told when its tick has left the mailbox, so that the
     /// next may be sent.
     taken: Option<Arc<Notify>>,
-    /// The system whose count of live timers this one is in, when it counts them.
+    /// The system whose count of live timers this one is in, when it counts them
+    /// (only with the `testkit` feature, whose leak report reads the count).
+    #[cfg(feature = "testkit")]
     counted: Option<Arc<SystemShared>>,
 }
 
@@ -172,6 +178,7 @@ impl<P: Message> Drop for Timer<P> {
         if let Some(task) = &self.task {
             task.abort();
         }
+        #[cfg(feature = "testkit")]
         if let Some(system) = &self.counted {
             system.timer_stopped();
         }
@@ -343,6 +350,7 @@ impl<P: Message> TimerTable<P> {
             message,
             task: None,
             taken: None,
+            #[cfg(feature = "testkit")]
             counted: None,
         };
         let (cell, system) = (&self.cell, &self.system);
@@ -439,30 +447,12 @@ impl<P: Message> Timer<P> {
                     .abort_handle()
             }
         });
+        #[cfg(feature = "testkit")]
         if system.tracks_leaks() {
             system.timer_started();
             self.counted = Some(system.clone());
         }
         true
-    }
-}
-
-/// `start + after`, or `None` when that does not fit the clock: a deadline that
-/// never comes, for a duration as large as `Duration::MAX`, without a panic. Not a
-/// far-off instant: a paused clock jumps to the next timer as soon as the runtime
-/// idles, so any instant at all comes at once in a test.
-pub(crate) fn deadline_after(
-    start: tokio::time::Instant,
-    after: Duration,
-) -> Option<tokio::time::Instant> {
-    start.checked_add(after)
-}
-
-/// Sleep until `deadline`, or forever when there is none (see `deadline_after`).
-pub(crate) async fn sleep_until_or_never(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
     }
 }
 
@@ -472,4 +462,22 @@ fn tick<P: Message>(cell: &Weak<LocalCell<P>>, id: u64) -> bool {
         return false;
     };
     cell.deliver(Envelope::Tick(id))
+}
+
+impl Behaviors {
+    /// A behavior built with the actor's timers at hand: `factory` runs like a setup
+    /// and gets the [`TimerScheduler`]: on start, and on every
+    /// restart when it is inside the `supervise(..)` that restarts (a setup outside
+    /// does not run again). Timers belong to the cell, so a restart cancels every one
+    /// of them (S25): put `with_timers` inside `supervise(..)` for the factory to start
+    /// them again. Wrapped around it, its timers end at the first restart, and the
+    /// actor runs on without them.
+    pub fn with_timers<P, F, S>(factory: F) -> Behavior<P>
+    where
+        P: Message,
+        F: Fn(TimerScheduler<P>) -> S + Send + Sync + 'static,
+        S: SetupOutput<P>,
+    {
+        Self::setup(move |ctx| factory(ctx.timers()))
+    }
 }

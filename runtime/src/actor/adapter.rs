@@ -26,13 +26,13 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::actor::SystemShared;
 use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, CellCore, LocalCell};
 use crate::events::DeadLetterReason;
 use crate::failure::Failure;
 use crate::mailbox::{AdaptedMessage, AdapterSlot, Envelope, Forward, Sent, UserLane};
 use crate::message::Message;
-use crate::system::SystemShared;
 
 /// The translation of one foreign type into the owner's protocol.
 type Translate<F, P> = dyn Fn(F) -> Result<P, Failure> + Send + Sync;

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use crate::actor::SystemShared;
 use crate::actor::{ActorPath, ActorRef, AnyCell, CellCore, LocalCell};
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
-use crate::system::SystemShared;
 
 /// An actor reference with its protocol erased: it identifies an actor, and cannot
 /// send it anything.
@@ -48,8 +48,8 @@ impl AnyActorRef {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::Undelivered> {
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<(), crate::codec::Undelivered> {
         self.cell.deliver_wire(key, bytes, ctx)
     }
 }
@@ -114,10 +114,8 @@ impl AnyActorRef {
     /// system's actor, until its session has: its end arrives as a watch's
     /// `Terminated`, not here.
     pub(crate) async fn ended(&self) {
-        if let Some(slot) = self.remote_slot() {
-            if let Some(association) = &slot.association {
-                association.session().wait_end().await;
-            }
+        if let Some(outbox) = self.outbox() {
+            outbox.session_end().await;
             return;
         }
         let Some(end) = self.end_notice() else {
@@ -135,8 +133,8 @@ impl AnyActorRef {
 
     /// For a ref to an actor of another system, where it lives and the association
     /// that reaches it.
-    pub(crate) fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
-        self.cell.remote_slot()
+    pub(crate) fn outbox(&self) -> Option<Arc<dyn crate::mailbox::Outbox>> {
+        self.cell.outbox()
     }
 
     /// For an ask's promise: its request was given up on the link.

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::actor::ActorSystem;
 use crate::actor::adapter::{self, Adapters};
 use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
@@ -15,7 +16,6 @@ use crate::failure::Failure;
 use crate::mailbox::MailboxConfig;
 use crate::message::{Accepts, Message, Protocol};
 use crate::stash::{StashBuffer, StashHandle};
-use crate::system::ActorSystem;
 use crate::timer::TimerScheduler;
 
 /// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`
@@ -39,7 +39,7 @@ pub struct ActorContext<P: Message> {
 struct Extra<P: Message> {
     watching: HashSet<AnyActorRef>,
     /// Where the capabilities take effect; live unless the context was built with
-    /// other effects (see [`ActorContext::with_effects`]).
+    /// other effects (see `ActorContext::with_effects`).
     effects: Effects,
     /// The cell's timers, once one was asked for.
     timers: Option<TimerScheduler<P>>,
@@ -72,6 +72,7 @@ impl<P: Message> ActorContext<P> {
 
     /// A context whose capabilities take effect through `effects` (a test kit's
     /// context records them).
+    #[cfg(feature = "testkit")]
     pub(crate) fn with_effects(self_ref: ActorRef<P>, effects: Effects) -> Self {
         let extra = match effects {
             // A live context allocates nothing until it needs to.
@@ -108,21 +109,6 @@ impl<P: Message> ActorContext<P> {
     /// The system this actor runs in.
     pub fn system(&self) -> &ActorSystem {
         self.self_ref.core().system_handle()
-    }
-
-    /// The ref `uri` names, of protocol `P`, as [`ActorSystem::resolve`] gives it:
-    /// another system's actor as an ordinary typed ref (nothing is dialled until
-    /// the first message), or a local one.
-    ///
-    /// # Errors
-    ///
-    /// [`ResolveError`](crate::wire::ResolveError) for a URI that is not one, or a
-    /// local actor that is not there or does not take `P`.
-    pub fn resolve<Q: crate::wire::RemoteProtocol>(
-        &self,
-        uri: &str,
-    ) -> Result<ActorRef<Q>, crate::wire::ResolveError> {
-        self.system().resolve(uri)
     }
 
     /// The actor's tracing span, which carries its path. Handlers run inside it, so
@@ -176,7 +162,7 @@ impl<P: Message> ActorContext<P> {
     ///
     /// - [`Panicked`](crate::Panicked) if `call` panicked, as if the handler had;
     /// - [`BlockingError::NoRuntime`] if there is no tokio runtime to run it on (a
-    ///   [`BehaviorTestKit`](crate::testkit::BehaviorTestKit) used outside one);
+    ///   `testkit::BehaviorTestKit` used outside one);
     /// - [`BlockingError::RuntimeShutDown`] if the runtime shut down before the call
     ///   ran.
     ///

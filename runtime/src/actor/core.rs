@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use tokio::task::AbortHandle;
 
 use crate::actor::{ActorPath, AnonymousName, AnyActorRef};
+use crate::actor::{ActorSystem, SystemShared};
 use crate::mailbox::{ABANDONED, IN_HANDLER, STOPPING, SystemLane, WAITING_FOR_CHILDREN};
-use crate::system::{ActorSystem, SystemShared};
 
 /// Who hears about an actor's end.
 pub(crate) enum Parent {

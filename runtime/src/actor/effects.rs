@@ -8,35 +8,45 @@
 //!
 //! - [`Effects::Live`], a running actor's: a child's task is spawned, a stop or a watch
 //!   goes to the target's system lane, a timer gets a task that ticks.
-//! - [`Effects::Recorded`], a behavior's under the testkit's `BehaviorTestKit`: the
-//!   step is handed to a [`Recorder`] instead, which writes it down (a child is kept,
+//! - `Effects::Recorded`, a behavior's under the testkit's `BehaviorTestKit`: the
+//!   step is handed to a `Recorder` instead, which writes it down (a child is kept,
 //!   without a task, for the test to run as a kit of its own).
 //!
-//! The runtime defines the seam and the [`Recorder`] trait; the testkit implements the
-//! recorder, so the runtime never depends on the testkit. The live arm costs a match
-//! on an enum: no box, no dynamic call, no allocation.
+//! The runtime defines the seam and the `Recorder` trait; the testkit implements the
+//! recorder, so the runtime never depends on the testkit. The recorded arm and the
+//! recorder exist only with the `testkit` feature: a build without it has the live
+//! arm alone. The live arm costs a match on an enum: no box, no dynamic call, no
+//! allocation.
 //!
 //! `ActorContext` holds its self ref and an `Option<Box<Extra>>` (watches, timers,
 //! effects) that a live context does not allocate until needed. The `BehaviorTestKit`
 //! runs the same `Running`, `NextStep::of` and `AfterSignal` as the cell, on an
 //! `ActorSystem::detached` system with no runtime.
 //!
-//! Leak tracking is a setting of the system (`ActorSystemBuilder::track_leaks`, on by
-//! default under `debug_assertions`, always under `TestConfig` and `#[tapio::test]`).
-//! Only then do promises and armed timers count themselves in `SystemShared`
-//! (`live_promises`, `live_timers`); live cells are always counted.
+//! Leak tracking exists only with the `testkit` feature; there it is a setting of the
+//! system (`ActorSystemBuilder::track_leaks`, on by default under `debug_assertions`,
+//! always under `TestConfig` and `#[tapio::test]`). Only then do promises and armed
+//! timers count themselves in `SystemShared` (`live_promises`, `live_timers`); live
+//! cells are always counted.
+//!
+//! Layer: actor. Imports ground, the mailbox and the actor; the timer's key and
+//! scheduler and `SystemShared` are listed in `.ci/layers.allow`.
 
+#[cfg(feature = "testkit")]
 use std::any::Any;
+#[cfg(feature = "testkit")]
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::runtime::Handle;
 
-use crate::actor::{ActorRef, AnonymousName, AnyActorRef, CellCore};
+#[cfg(feature = "testkit")]
+use crate::actor::AnonymousName;
+use crate::actor::SystemShared;
+use crate::actor::{ActorRef, AnyActorRef, CellCore};
 use crate::error::SpawnError;
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
-use crate::system::SystemShared;
 use crate::timer::{TimerKey, TimerMode, TimerScheduler};
 
 /// Where a context's capabilities take effect; chosen when the context is built.
@@ -46,11 +56,13 @@ pub(crate) enum Effects {
     #[default]
     Live,
     /// A behavior under a test kit: the step that would leave the actor is recorded.
+    #[cfg(feature = "testkit")]
     Recorded(Arc<dyn Recorder>),
 }
 
 /// What a context under a test kit does instead of leaving the actor. Implemented by
 /// the testkit; shared by the context and its timers, hence `Sync`.
+#[cfg(feature = "testkit")]
 pub(crate) trait Recorder: Send + Sync + 'static {
     /// The name of the next anonymous child: `$a`, `$b`, ..., counted per behavior.
     fn anonymous_name(&self) -> AnonymousName;
@@ -70,6 +82,7 @@ pub(crate) trait Recorder: Send + Sync + 'static {
 
 /// A child spawned under a recorder: its cell, which no task runs, and the behavior it
 /// was spawned with, both with their protocol erased.
+#[cfg(feature = "testkit")]
 pub(crate) struct KeptChild {
     pub(crate) actor: AnyActorRef,
     /// `Arc<LocalCell<Q>>`.
@@ -88,6 +101,7 @@ pub(crate) enum Start<'a> {
     /// Its task is spawned on the system's runtime.
     Task(&'a Handle),
     /// It gets no task: the recorder keeps it.
+    #[cfg(feature = "testkit")]
     Kept(&'a dyn Recorder),
 }
 
@@ -98,9 +112,14 @@ impl Effects {
     /// The generated name of an anonymous child with `uid`, and whether its parent's
     /// name index has to list it: a live name encodes the uid, which finds the child;
     /// a recorded one is counted per behavior and is found by name.
-    pub(crate) fn anonymous_name(&self, system: &SystemShared, uid: u64) -> (AnonymousName, bool) {
+    pub(crate) fn anonymous_name(
+        &self,
+        system: &SystemShared,
+        uid: u64,
+    ) -> (crate::actor::AnonymousName, bool) {
         match self {
             Effects::Live => (system.anonymous_name(uid), false),
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => (recorder.anonymous_name(), true),
         }
     }
@@ -109,17 +128,15 @@ impl Effects {
     ///
     /// # Errors
     ///
-    /// [`SpawnError::NoRuntime`] for a live child of a system without a runtime.
+    /// For a live child of a system without a runtime (a test kit's),
+    /// `SpawnError::NoRuntime`.
     pub(crate) fn start<'a>(&'a self, system: &'a SystemShared) -> Result<Start<'a>, SpawnError> {
         match self {
-            Effects::Live => {
-                system
-                    .runtime()
-                    .map(Start::Task)
-                    .ok_or_else(|| SpawnError::NoRuntime {
-                        system: system.name().to_owned(),
-                    })
-            }
+            Effects::Live => system
+                .runtime()
+                .map(Start::Task)
+                .ok_or_else(|| system.no_runtime()),
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => Ok(Start::Kept(&**recorder)),
         }
     }
@@ -128,7 +145,11 @@ impl Effects {
     /// leaves the table when it has; a recorded one has no task, so it leaves now.
     pub(crate) fn stop_child(&self, parent: &CellCore, child: &AnyActorRef) {
         match self {
-            Effects::Live => child.request_stop(),
+            Effects::Live => {
+                let _ = parent;
+                child.request_stop();
+            }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => {
                 parent.children().remove(child);
                 recorder.stopped(child);
@@ -141,7 +162,7 @@ impl Effects {
     pub(crate) fn watch(&self, me: &AnyActorRef, target: &AnyActorRef) {
         match self {
             Effects::Live => {
-                if let Some(remote) = target.remote_slot() {
+                if let Some(remote) = target.outbox() {
                     remote.watch(me, target);
                     return;
                 }
@@ -151,6 +172,7 @@ impl Effects {
                     let _ = me.send_system(SystemMessage::Terminated(target.clone()));
                 }
             }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => recorder.watched(target),
         }
     }
@@ -159,12 +181,13 @@ impl Effects {
     pub(crate) fn unwatch(&self, me: &AnyActorRef, target: &AnyActorRef) {
         match self {
             Effects::Live => {
-                if let Some(remote) = target.remote_slot() {
+                if let Some(remote) = target.outbox() {
                     remote.unwatch(me, target);
                     return;
                 }
                 let _ = target.send_system(SystemMessage::Unwatch(me.clone()));
             }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => recorder.unwatched(target),
         }
     }
@@ -185,7 +208,11 @@ impl Effects {
         arm: impl FnOnce() -> bool,
     ) -> bool {
         match self {
-            Effects::Live => arm(),
+            Effects::Live => {
+                let _ = (key, mode, delay);
+                arm()
+            }
+            #[cfg(feature = "testkit")]
             Effects::Recorded(recorder) => {
                 recorder.timer_started(key, mode, delay);
                 true
@@ -196,8 +223,11 @@ impl Effects {
     /// A running timer was cancelled. A live one's task ends as the timer is dropped;
     /// a recorded one is written down.
     pub(crate) fn timer_cancelled(&self, key: &TimerKey) {
+        #[cfg(feature = "testkit")]
         if let Effects::Recorded(recorder) = self {
             recorder.timer_cancelled(key);
         }
+        #[cfg(not(feature = "testkit"))]
+        let _ = key;
     }
 }

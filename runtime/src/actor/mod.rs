@@ -19,17 +19,20 @@
 //!
 //! Every target is a `LocalCell`, a `CellCore` (identity, system lane, children) and a
 //! user lane, and the user lane is its kind: an actor's mailbox, a promise's
-//! `AnswerSlot`, an adapter's slot or a remote ref's `RemoteSlot` (with the matching
+//! `AnswerSlot`, an adapter's slot or a remote ref's `Outbox` (`remote/lane.rs`'s `RemoteSlot`; with the matching
 //! `LaneKind` beside the system lane's flags, read without a lock). The untyped side,
 //! `AnyCell`, is a set of capabilities rather than a way to the core (`path`, `uid`,
 //! `send_system`, `request_stop`, `is_stopping`, `has_ended`, `end_notice`, `wake`,
-//! `watchable`, `owner`, `remote_slot`, the promise's `awaits_answer`, `request_lost`
+//! `watchable`, `owner`, `outbox`, the promise's `awaits_answer`, `request_lost`
 //! and `request_refused`, `deliver_wire`, `into_any`), plus `local`, which hands out the
 //! core for the tree's bookkeeping. Code that is not about the tree (ask, watch, dead
 //! letters, `ActorSystem::stop`) uses the capabilities.
 //!
 //! `ActorRef::run_in` queues a closure as `Envelope::Run`, run inside the actor in
 //! order with its messages; routers resize their pool through it.
+//!
+//! Layer: actor (rank 2). Imports ground, the mailbox and its own folder; reaches a
+//! remote ref only through the mailbox's `Outbox` seam. See `.ci/layers.py`.
 
 pub(crate) mod adapter;
 mod any_ref;
@@ -38,9 +41,10 @@ pub(crate) mod context;
 mod core;
 pub(crate) mod effects;
 pub(crate) mod incarnation;
-mod path;
+mod offer;
 pub(crate) mod promise;
 pub(crate) mod spawn;
+pub(crate) mod system;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -51,12 +55,14 @@ use tokio::sync::Notify;
 use crate::events::DeadLetterReason;
 use crate::mailbox::{Envelope, Sent, SystemMessage, UserLane};
 use crate::message::{Accepts, Message};
-use crate::system::SystemShared;
 
 pub use self::any_ref::AnyActorRef;
 pub(crate) use self::core::{CellCore, Parent};
-pub use self::path::{ActorPath, Address};
-pub(crate) use self::path::{AnonymousName, validate_name, validate_segment};
+pub use self::offer::Offer;
+pub(crate) use self::system::SystemShared;
+pub use self::system::{ActorSystem, Settings};
+pub(crate) use crate::path::{ActorPath, Address};
+pub(crate) use crate::path::{AnonymousName, validate_name, validate_segment};
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.
@@ -76,8 +82,8 @@ pub(crate) struct LocalCell<P: Message> {
 /// the untyped half of a ref, as a set of capabilities. A local actor, an ask's
 /// promise, a message adapter and a ref to another system's actor are all cells of
 /// this process, which hand out their [`CellCore`]; a remote ref's cell is one whose
-/// lane holds a `RemoteSlot` (it sends frames over its peer's link), and no parent's
-/// table holds it.
+/// lane holds an `Outbox` (`remote/lane.rs`: it sends frames over its peer's link),
+/// and no parent's table holds it.
 pub(crate) trait AnyCell: Send + Sync + 'static {
     /// Its path.
     fn path(&self) -> &ActorPath;
@@ -126,7 +132,7 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
 
     /// For a ref to an actor of another system, where it lives and the association
     /// that reaches it.
-    fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>>;
+    fn outbox(&self) -> Option<Arc<dyn crate::mailbox::Outbox>>;
 
     /// For an ask's promise: its request was given up on the link, so the ask
     /// fails at once with `Unreachable`. Nothing for any other cell.
@@ -142,8 +148,8 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::Undelivered>;
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<(), crate::codec::Undelivered>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -240,9 +246,10 @@ impl<P: Message> AnyCell for LocalCell<P> {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::wire::WireContext<'_>,
-    ) -> Result<(), crate::wire::Undelivered> {
-        use crate::wire::{Undelivered, WireProblem};
+        ctx: &crate::codec::WireContext<'_>,
+    ) -> Result<(), crate::codec::Undelivered> {
+        use crate::codec::Undelivered;
+        use crate::codec::WireProblem;
         // Refused before decoding: the frame's letter names the peer.
         if self.core.lane().is_stopping_actor() {
             return Err(WireProblem::RecipientStopped.into());
@@ -283,11 +290,7 @@ impl<P: Message> AnyCell for LocalCell<P> {
                 use crate::actor::promise::Refusal;
                 // The end of the whole session (the peer given up on, or its
                 // system gone) is `Unreachable`, as the ask's own wait says (S44).
-                let session_over = target.remote_slot().is_some_and(|slot| {
-                    slot.association
-                        .as_ref()
-                        .is_none_or(|association| association.session().ended().is_some())
-                });
+                let session_over = target.outbox().is_some_and(|outbox| outbox.session_over());
                 self.user.refuse_answer(if session_over {
                     Refusal::Unreachable
                 } else {
@@ -319,9 +322,8 @@ impl<P: Message> AnyCell for LocalCell<P> {
             // `Terminated`; a ref whose session ended names nothing any more.
             return self
                 .user
-                .remote_slot()
-                .and_then(|slot| slot.association.clone())
-                .is_none_or(|association| association.session().ended().is_some());
+                .outbox()
+                .is_none_or(|outbox| outbox.session_over());
         }
         match self.owner() {
             Some(owner) => owner.has_ended(),
@@ -355,11 +357,11 @@ impl<P: Message> AnyCell for LocalCell<P> {
         }
     }
 
-    fn remote_slot(&self) -> Option<Arc<crate::mailbox::RemoteSlot>> {
+    fn outbox(&self) -> Option<Arc<dyn crate::mailbox::Outbox>> {
         if !self.core.lane().is_remote() {
             return None;
         }
-        self.user.remote_slot()
+        self.user.outbox()
     }
 
     fn owner(&self) -> Option<AnyActorRef> {

@@ -18,7 +18,9 @@ use tokio::task::AbortHandle;
 use tracing::Instrument;
 
 use crate::actor::core::ChildEntry;
-use crate::actor::effects::{Effects, KeptChild, Start};
+#[cfg(feature = "testkit")]
+use crate::actor::effects::KeptChild;
+use crate::actor::effects::{Effects, Start};
 use crate::actor::{
     ActorRef, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
 };
@@ -100,6 +102,9 @@ pub(crate) fn spawn_child<Q: Message>(
         let child = AnyActorRef::from_cell(cell.clone() as Arc<dyn AnyCell>);
         children.insert(ChildEntry { child, abort: None }, indexed);
     }
+    #[cfg(not(feature = "testkit"))]
+    let (Start::Task(runtime), _) = (start, anonymous);
+    #[cfg(feature = "testkit")]
     let runtime = match start {
         Start::Task(runtime) => runtime,
         Start::Kept(recorder) => {
@@ -169,6 +174,7 @@ struct Launch<Q: Message> {
 
 impl<Q: Message> Launch<Q> {
     /// The child without a task, for a recorder to keep.
+    #[cfg(feature = "testkit")]
     fn keep(self, anonymous: bool) -> KeptChild {
         KeptChild {
             actor: AnyActorRef::from_cell(self.cell.clone() as Arc<dyn AnyCell>),

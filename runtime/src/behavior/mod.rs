@@ -1,4 +1,7 @@
 //! Behaviors: what an actor does with the next message (see [`Behavior`]).
+//!
+//! Layer: actor (the actor core). Imports ground, the mailbox and the actor; the
+//! stash's replay kind is listed in `.ci/layers.allow`.
 
 mod actor;
 mod convert;
@@ -444,22 +447,6 @@ impl Behaviors {
         Behavior::from_kind(Kind::SetupOnce(Arc::new(SetupOnce(Mutex::new(Some(
             factory,
         ))))))
-    }
-
-    /// A behavior built with the actor's timers at hand: `factory` runs like a setup
-    /// and gets the [`TimerScheduler`](crate::TimerScheduler): on start, and on every
-    /// restart when it is inside the `supervise(..)` that restarts (a setup outside
-    /// does not run again). Timers belong to the cell, so a restart cancels every one
-    /// of them (S25): put `with_timers` inside `supervise(..)` for the factory to start
-    /// them again. Wrapped around it, its timers end at the first restart, and the
-    /// actor runs on without them.
-    pub fn with_timers<P, F, S>(factory: F) -> Behavior<P>
-    where
-        P: Message,
-        F: Fn(crate::TimerScheduler<P>) -> S + Send + Sync + 'static,
-        S: SetupOutput<P>,
-    {
-        Self::setup(move |ctx| factory(ctx.timers()))
     }
 
     /// A behavior built with a [`StashBuffer`] of `capacity` at hand, to hold the

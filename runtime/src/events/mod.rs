@@ -78,6 +78,8 @@
 //! # }
 //! ```
 
+// Layer: ground. Imports only ground (`path`, `message`, `codec`).
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
@@ -89,8 +91,8 @@ use std::sync::{
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::mpsc::{self, Receiver, Sender};
 
-use crate::actor::ActorPath;
 use crate::message::Payload;
+use crate::path::ActorPath;
 
 /// How many unread events a subscription made with [`EventStream::subscribe`] holds
 /// before it starts losing new ones.
@@ -565,38 +567,38 @@ pub enum DeadLetterReason {
     /// Sent to an actor of another system, to which this one has no link.
     NoLink {
         /// The system the recipient lives in.
-        peer: crate::Address,
+        peer: crate::path::Address,
     },
     /// Sent to an actor of another system that could not be reached (no connection,
     /// a refused handshake, a connection that broke).
     Unreachable {
         /// The system the recipient lives in.
-        peer: crate::Address,
+        peer: crate::path::Address,
     },
     /// Queued for, or in flight to, an actor of another system when the connection
     /// broke; the next message dials again (S39).
     ConnectionLost {
         /// The system the recipient lives in.
-        peer: crate::Address,
+        peer: crate::path::Address,
     },
     /// Sent to an actor of another system whose address is quarantined: the
     /// failure detector gave up on it (S42). Nothing dials it until
     /// `clear_quarantine`.
     Quarantined {
         /// The system the recipient lives in.
-        peer: crate::Address,
+        peer: crate::path::Address,
     },
     /// Sent through a ref bound to a session with another system that has ended
     /// (its system stopped, or it was quarantined and the quarantine cleared since):
     /// resolve the ref again (S43).
     SessionEnded {
         /// The system the recipient lives in.
-        peer: crate::Address,
+        peer: crate::path::Address,
     },
     /// Sent to an actor of another system while the outbound queue to it was full.
     OutboundFull {
         /// The system the recipient lives in.
-        peer: crate::Address,
+        peer: crate::path::Address,
     },
     /// The message could not cross a link: its type is not registered for the wire,
     /// or serde could not encode it.
@@ -605,9 +607,9 @@ pub enum DeadLetterReason {
     /// was wrong.
     FromPeer {
         /// The system the frame came from.
-        peer: crate::Address,
+        peer: crate::path::Address,
         /// What was wrong with it.
-        problem: crate::wire::WireProblem,
+        problem: crate::codec::WireProblem,
     },
 }
 

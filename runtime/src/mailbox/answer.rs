@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use crate::actor::promise::{Answer, Refusal};
+use crate::actor::SystemShared;
 use crate::events::DeadLetterReason;
+use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{Envelope, Sent};
 use crate::message::Message;
-use crate::system::SystemShared;
 
 /// Where the answer to an ask goes. In a system that tracks leaks, counted until it
 /// is answered (or every ref to it is gone), so a test can see an ask left waiting;
@@ -30,7 +30,9 @@ use crate::system::SystemShared;
 /// gone) closes the channel.
 pub(crate) struct AnswerSlot<P: Message> {
     state: Answering<P>,
-    /// The system whose count this ask is in, when it counts.
+    /// The system whose count this ask is in, when it counts (only with the
+    /// `testkit` feature, whose leak report reads the count).
+    #[cfg(feature = "testkit")]
     counted: Option<Arc<SystemShared>>,
 }
 
@@ -59,12 +61,16 @@ pub(crate) enum Look<P: Message> {
 
 impl<P: Message> AnswerSlot<P> {
     pub(crate) fn new(system: &Arc<SystemShared>) -> Self {
+        #[cfg(feature = "testkit")]
         let counted = system.tracks_leaks().then(|| {
             system.promise_created();
             system.clone()
         });
+        #[cfg(not(feature = "testkit"))]
+        let _ = system;
         Self {
             state: Answering::Open,
+            #[cfg(feature = "testkit")]
             counted,
         }
     }
@@ -80,6 +86,7 @@ impl<P: Message> AnswerSlot<P> {
 
     /// Answered, or gone unanswered: no longer pending.
     pub(super) fn settle(&self) {
+        #[cfg(feature = "testkit")]
         if let Some(system) = &self.counted {
             system.promise_settled();
         }

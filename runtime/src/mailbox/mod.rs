@@ -9,26 +9,34 @@
 //! - [`system`]: the system lane carries signals and lifecycle commands; it
 //!   outranks the user lane.
 //! - [`config`]: [`MailboxConfig`], [`OverflowStrategy`] and their errors.
-//! - [`offer`]: [`Offer`], the send that waits for room.
-//! - [`remote`]: `RemoteSlot`, the lane of a ref to an actor of another system.
+//! - [`outbox`]: `Outbox`, the seam for the lane of a ref to an actor of another
+//!   system, which `remote/` implements.
+//!
+//! - `refusal`: what an ask's promise receives, the answer or a `Refusal`.
 //!
 //! A message adapter's lane is a third kind of user lane: it queues nothing, and
 //! hands each message to the adapter's owner as an [`Envelope::Adapted`].
+//!
+//! Layer: mailbox, above ground (names, messages, failures, events, the codec's
+//! vocabulary), below the actor. A lane that is not local is reached through the
+//! `Outbox` seam, which `remote/` implements. What it still names of the actor (the
+//! refs in system messages, the context that runs work and adapted messages) is
+//! listed in `.ci/layers.allow`.
 
 mod answer;
 mod config;
 mod lock;
-mod offer;
-mod remote;
+mod outbox;
+mod refusal;
 mod system;
 mod user;
 
 pub(crate) use self::answer::{AnswerSlot, Look};
 pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
-pub use self::offer::Offer;
-pub(crate) use self::remote::{
-    OwedRefusal, PROMISES, RemoteSlot, UnusedPromise, dropping_promises,
+pub(crate) use self::outbox::{
+    Encode, Outbox, OutboxWait, OwedTurn, UnusedPromise, dropping_promises, unused_promise,
 };
+pub(crate) use self::refusal::{Answer, Refusal};
 pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, TurnWaiter,
     WAITING_FOR_CHILDREN,

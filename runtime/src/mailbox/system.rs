@@ -56,6 +56,7 @@ pub(crate) enum SystemMessage {
     /// The sender wants `Terminated` when this actor stops.
     Watch(AnyActorRef),
     /// Watch this actor on the receiver's behalf (a test probe, told from outside).
+    #[cfg(feature = "testkit")]
     WatchFor(AnyActorRef),
     /// The sender no longer wants `Terminated`.
     Unwatch(AnyActorRef),
@@ -86,7 +87,7 @@ pub(crate) enum TurnWaiter {
     /// An ask of this process, waiting on its side of a channel.
     Local(tokio::sync::oneshot::Sender<bool>),
     /// An ask of another system, whose refusal goes back over the link.
-    Peer(Box<crate::mailbox::OwedRefusal>),
+    Peer(Box<dyn crate::mailbox::OwedTurn>),
 }
 
 impl TurnWaiter {

@@ -23,7 +23,7 @@
 //! # Layout
 //!
 //! `UserLane` is one lock around an enum (`Lane`): an actor's `Queue`, a promise's
-//! `AnswerSlot`, an adapter's slot or a remote ref's `RemoteSlot`. One lock around the
+//! `AnswerSlot`, an adapter's slot or a remote ref's `Outbox` (the seam `remote/` implements). One lock around the
 //! enum, not an enum of locks: the enum's tag then fits in the `VecDeque`'s niche, which
 //! keeps the cell within its size guard. A `Queue` holds the deque (no allocation
 //! before the first send), the task's waker, the bound (`capacity`, 0 for none, and the
@@ -72,11 +72,11 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::oneshot;
 
-use crate::actor::promise::{Answer, Refusal};
 use crate::events::DeadLetterReason;
 use crate::mailbox::answer::{AnswerSlot, Look};
 use crate::mailbox::lock::{SpinGuard, SpinLock};
-use crate::mailbox::{Envelope, MailboxConfig, OverflowStrategy, RemoteSlot};
+use crate::mailbox::{Answer, Refusal};
+use crate::mailbox::{Envelope, MailboxConfig, Outbox, OverflowStrategy};
 use crate::message::Message;
 
 /// A deque whose buffer grew beyond this many envelopes (a burst) is given back when
@@ -113,7 +113,7 @@ enum Lane<P: Message> {
     Actor(Queue<P>),
     Answer(AnswerSlot<P>),
     Adapter(AdapterSlot<P>),
-    Remote(Arc<RemoteSlot>),
+    Remote(Arc<dyn Outbox>),
 }
 
 /// A message adapter's lane: what is told to it goes on to its owner.
@@ -220,12 +220,12 @@ impl<P: Message> UserLane<P> {
     }
 
     /// The lane of a ref to an actor of another system.
-    pub(crate) fn remote(slot: RemoteSlot) -> Self {
-        Self::from(Lane::Remote(Arc::new(slot)))
+    pub(crate) fn remote(outbox: Arc<dyn Outbox>) -> Self {
+        Self::from(Lane::Remote(outbox))
     }
 
-    /// The slot, for a ref to an actor of another system.
-    pub(crate) fn remote_slot(&self) -> Option<Arc<RemoteSlot>> {
+    /// The outbox, for a ref to an actor of another system.
+    pub(crate) fn outbox(&self) -> Option<Arc<dyn Outbox>> {
         match &*self.lock() {
             Lane::Remote(slot) => Some(slot.clone()),
             _ => None,
@@ -303,9 +303,17 @@ impl<P: Message> UserLane<P> {
             Lane::Adapter(slot) => return slot.send(envelope),
             Lane::Remote(slot) => {
                 // Encoding runs the message's `Serialize`: not under the lock.
-                let slot = slot.clone();
+                let outbox = slot.clone();
                 drop(lane);
-                return slot.send(envelope);
+                let message = match envelope {
+                    Envelope::Message(message) => message,
+                    other => return Sent::Refused(other),
+                };
+                let mut encode = || message.encode_wire();
+                return match outbox.send(std::any::type_name::<P>(), &mut encode) {
+                    Ok(()) => Sent::Queued,
+                    Err(reason) => Sent::Unwanted(message, reason),
+                };
             }
         };
         if queue.closed {
@@ -405,6 +413,7 @@ impl<P: Message> UserLane<P> {
     }
 
     /// The next envelope, if one is queued (the test kit's detached reader).
+    #[cfg(feature = "testkit")]
     pub(crate) fn try_next(&self) -> Option<Envelope<P>> {
         let (envelope, offer) = {
             let mut lane = self.lock();

@@ -18,7 +18,7 @@
 //! `end(why)` ends the session once: watchers hear `Terminated`, the peer's watches
 //! (tasks waiting on `AnyActorRef::ended`) stop, and every task of the association
 //! waits on the session's end and stops. A remote ref reaches its association through
-//! `AnyCell::remote_slot`.
+//! `AnyCell::outbox`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -28,12 +28,12 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
+use crate::actor::SystemShared;
 use crate::actor::{Address, AnyActorRef};
 use crate::events::DeadLetterReason;
 use crate::mailbox::SystemMessage;
-use crate::remote::link::LinkFaults;
+use crate::remote::link::LinkShaper;
 use crate::remote::transport::Transport;
-use crate::system::SystemShared;
 use crate::wire::{FrameHeader, WireLimits};
 
 /// The keys of the link's own frames. A message's wire key has no `!`, so these
@@ -214,7 +214,7 @@ pub(crate) struct Association {
     session: Session,
     /// Set by every frame that arrives; read and cleared by the failure detector.
     heard: AtomicBool,
-    faults: Arc<LinkFaults>,
+    faults: Arc<LinkShaper>,
     transport: Weak<Transport>,
     state: Mutex<State>,
 }
@@ -252,7 +252,7 @@ impl std::fmt::Debug for Association {
 }
 
 impl Association {
-    pub(crate) fn new(peer: Address, faults: Arc<LinkFaults>, transport: Weak<Transport>) -> Self {
+    pub(crate) fn new(peer: Address, faults: Arc<LinkShaper>, transport: Weak<Transport>) -> Self {
         Self {
             peer,
             session: Session::default(),
@@ -274,7 +274,7 @@ impl Association {
     }
 
     /// The faults of the direction toward the peer.
-    pub(crate) fn faults(&self) -> &Arc<LinkFaults> {
+    pub(crate) fn faults(&self) -> &Arc<LinkShaper> {
         &self.faults
     }
 

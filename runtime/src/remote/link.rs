@@ -1,8 +1,7 @@
 //! Faults injected into one direction of a link, for tests (S45): a partition that
 //! holds every frame until it heals, frames dropped (the next `n`, or a share of
-//! them), and a delay added to every frame. The testkit's
-//! [`two_nodes`](crate::testkit::two_nodes) sets them; a link without faults pays one
-//! relaxed load per frame queued.
+//! them), and a delay added to every frame. The testkit's `two_nodes` sets them; a
+//! link without faults pays one relaxed load per frame queued.
 //!
 //! A partition holds frames rather than dropping them, as a network that stops
 //! carrying packets does under TCP: what was sent arrives, in order, when the
@@ -10,15 +9,69 @@
 //! applies to messages, not to the link's own frames (heartbeats, watches): a test
 //! that drops "the next three" drops three of its messages. A delay applies to
 //! every frame, as latency would.
+//!
+//! The link reaches its faults through one seam, [`LinkShaper`]: with the `testkit`
+//! feature it is [`LinkFaults`]; without it, `NoShaping`, which has no state and
+//! whose every answer is a constant ("no fault"), so a production build carries no
+//! fault injection at all and the checks compile away.
+//!
+//! Layer: remote.
 
+#[cfg(feature = "testkit")]
 use std::sync::Mutex;
+#[cfg(feature = "testkit")]
 use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(feature = "testkit")]
 use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+/// What shapes one direction of a link: its injected faults under the testkit.
+#[cfg(feature = "testkit")]
+pub(crate) type LinkShaper = LinkFaults;
+
+/// What shapes one direction of a link: nothing, in a build without the testkit.
+#[cfg(not(feature = "testkit"))]
+pub(crate) type LinkShaper = NoShaping;
+
+/// The shaper of a build without the testkit: no faults, no state.
+#[cfg(not(feature = "testkit"))]
+#[derive(Debug, Default)]
+pub(crate) struct NoShaping;
+
+#[cfg(not(feature = "testkit"))]
+impl NoShaping {
+    /// Never: no fault can be set.
+    #[inline(always)]
+    pub(crate) fn active(&self) -> bool {
+        false
+    }
+
+    /// Never lost.
+    #[inline(always)]
+    pub(crate) fn loses(&self) -> bool {
+        false
+    }
+
+    /// Never partitioned.
+    pub(crate) async fn unpartitioned(&self) {}
+
+    /// Always written now.
+    #[inline(always)]
+    pub(crate) fn verdict(&self, queued: Option<Instant>) -> Verdict {
+        let _ = queued;
+        Verdict::Pass
+    }
+
+    /// Something that never changes (its sender is gone).
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        watch::channel(0).1
+    }
+}
+
 /// The faults of one direction of a link.
+#[cfg(feature = "testkit")]
 #[derive(Debug)]
 pub(crate) struct LinkFaults {
     /// Whether any fault is set: the one load a link without faults pays.
@@ -28,6 +81,7 @@ pub(crate) struct LinkFaults {
     changed: watch::Sender<u64>,
 }
 
+#[cfg(feature = "testkit")]
 #[derive(Debug, Clone, Default)]
 struct Faults {
     partitioned: bool,
@@ -39,13 +93,16 @@ struct Faults {
     delay: Duration,
 }
 
+#[cfg(feature = "testkit")]
 impl Faults {
     fn any(&self) -> bool {
         self.partitioned || self.drop_next > 0 || self.drop_share > 0 || !self.delay.is_zero()
     }
 }
 
-/// What happens to one frame.
+/// What happens to one frame. Without the testkit only `Pass` is ever given; the
+/// writer still matches the others.
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// Written now.
@@ -56,6 +113,7 @@ pub(crate) enum Verdict {
     DelayUntil(Instant),
 }
 
+#[cfg(feature = "testkit")]
 impl Default for LinkFaults {
     fn default() -> Self {
         Self {
@@ -66,6 +124,7 @@ impl Default for LinkFaults {
     }
 }
 
+#[cfg(feature = "testkit")]
 impl LinkFaults {
     /// Whether any fault is set.
     #[inline]
@@ -182,7 +241,7 @@ impl LinkFaults {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "testkit"))]
 mod tests {
     use super::*;
 

@@ -30,6 +30,10 @@
 //! [`PeerUnreachable`]) until [`ActorSystem::clear_quarantine`] and
 //! [`ActorSystem::reconnect`] (S43). `offer` on a remote ref waits for room in the
 //! outbound buffer (S47).
+
+// Layer: remote (rank 4, with wire/): links, associations, handshake, TLS, the
+// detector, remote spawn, the lane of a remote ref and the remote state (`links`).
+// Imports every layer below; system/ (the composition root) builds it.
 #![doc = ""]
 #![doc = include_str!("../../../docs/remoting.md")]
 
@@ -37,7 +41,9 @@ pub(crate) mod association;
 pub(crate) mod detector;
 mod frames_in;
 mod handshake;
+pub(crate) mod lane;
 pub(crate) mod link;
+pub(crate) mod links;
 mod outbound;
 pub mod spawn;
 pub(crate) mod tls;
@@ -47,8 +53,8 @@ use std::fmt;
 use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
 use std::time::Duration;
 
+use crate::actor::ActorSystem;
 use crate::actor::Address;
-use crate::system::ActorSystem;
 
 pub use self::handshake::{HANDSHAKE_LIMIT, HandshakeError, PROTOCOL_VERSION};
 pub use self::tls::TlsSettings;
@@ -141,6 +147,7 @@ impl RemoteSettings {
     }
 
     /// The same settings on `port`.
+    #[cfg(feature = "testkit")]
     pub(crate) fn on_port(mut self, port: u16) -> Self {
         self.port = port;
         self

@@ -32,14 +32,14 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch};
 
+use crate::actor::SystemShared;
 use crate::actor::{ActorPath, Address};
 use crate::events::DeadLetterReason;
 use crate::remote::association::{Association, Frame, LinkStatus, Session, SessionEnd, control};
 use crate::remote::handshake;
-use crate::remote::link::{LinkFaults, Verdict};
+use crate::remote::link::{LinkShaper, Verdict};
 use crate::remote::tls::{self, LinkStream};
 use crate::remote::transport::{BUFFER, LEAVE_TIMEOUT, Transport};
-use crate::system::SystemShared;
 use crate::wire::WireLimits;
 
 /// Why a dial made no link.
@@ -271,7 +271,7 @@ fn ended_reason(association: &Association) -> Option<DeadLetterReason> {
 async fn write_frames<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
     frames: &mut mpsc::Receiver<Frame>,
-    faults: &LinkFaults,
+    faults: &LinkShaper,
     session: &Session,
     in_hand: &mut Option<Frame>,
 ) -> Written {
@@ -307,7 +307,7 @@ async fn write_burst<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
     frame: Frame,
     frames: &mut mpsc::Receiver<Frame>,
-    faults: &LinkFaults,
+    faults: &LinkShaper,
     changes: &mut watch::Receiver<u64>,
     session: &Session,
     in_hand: &mut Option<Frame>,
@@ -334,7 +334,7 @@ async fn write_burst<W: AsyncWrite + Unpin>(
 async fn write_frame<W: AsyncWrite + Unpin>(
     out: &mut BufWriter<W>,
     frame: &Frame,
-    faults: &LinkFaults,
+    faults: &LinkShaper,
     changes: &mut watch::Receiver<u64>,
     session: &Session,
 ) -> Result<(), ()> {

@@ -57,16 +57,17 @@ use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::actor::Address;
+use crate::actor::SystemShared;
 use crate::remote::association::{
     Association, LinkStatus, Outbound, SessionEnd, control, control_frame,
 };
 use crate::remote::detector::Timing;
 use crate::remote::frames_in::{read_body, skip_body};
 use crate::remote::handshake;
-use crate::remote::link::LinkFaults;
+#[cfg(feature = "testkit")]
+use crate::remote::link::LinkShaper;
 use crate::remote::tls::{self, LinkStream, TlsSettings};
 use crate::remote::{LinkError, PeerUnreachable};
-use crate::system::SystemShared;
 use crate::wire::{WireLimits, WireProblem};
 
 /// How long a terminating system waits for its notices to peers to be written.
@@ -96,7 +97,8 @@ pub(crate) struct Transport {
     runtime: Handle,
     associations: Mutex<HashMap<Address, Arc<Association>>>,
     /// The faults injected toward each peer; kept across its associations.
-    faults: Mutex<HashMap<Address, Arc<LinkFaults>>>,
+    #[cfg(feature = "testkit")]
+    faults: Mutex<HashMap<Address, Arc<LinkShaper>>>,
     /// Every task of the links, stopped when the system terminates.
     tasks: Mutex<Vec<AbortHandle>>,
     /// Set when the system leaves: nothing more is sent, and a peer whose
@@ -143,6 +145,7 @@ impl Transport {
             system: Arc::downgrade(system),
             runtime,
             associations: Mutex::new(HashMap::new()),
+            #[cfg(feature = "testkit")]
             faults: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
@@ -213,7 +216,10 @@ impl Transport {
                 Arc::strong_count(association) > 1 || association.has_been_used()
             });
         }
+        #[cfg(feature = "testkit")]
         let faults = locked(&self.faults).get(peer).cloned().unwrap_or_default();
+        #[cfg(not(feature = "testkit"))]
+        let faults = Arc::default();
         let association = Arc::new(Association::new(peer.clone(), faults, Arc::downgrade(self)));
         associations.insert(peer.clone(), association.clone());
         association
@@ -224,7 +230,8 @@ impl Transport {
     }
 
     /// The faults injected into what this system sends to `peer`.
-    pub(crate) fn faults(&self, peer: &Address) -> Arc<LinkFaults> {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn faults(&self, peer: &Address) -> Arc<LinkShaper> {
         // Kept by address too, so the association made after a quarantine is
         // cleared has the same faults.
         let current = self
@@ -753,9 +760,15 @@ mod tests {
         let again = system
             .resolve::<SpawnReply>("tapio://kept@127.0.0.1:1/user/a")
             .unwrap_or_else(|error| panic!("{error}"));
-        let same = match (kept.erase().remote_slot(), again.erase().remote_slot()) {
-            (Some(a), Some(b)) => match (&a.association, &b.association) {
-                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+        let slot = |outbox: &std::sync::Arc<dyn crate::mailbox::Outbox>| {
+            outbox
+                .as_any()
+                .downcast_ref::<crate::remote::lane::RemoteSlot>()
+                .and_then(|slot| slot.association.clone())
+        };
+        let same = match (kept.erase().outbox(), again.erase().outbox()) {
+            (Some(a), Some(b)) => match (slot(&a), slot(&b)) {
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(&a, &b),
                 _ => false,
             },
             _ => false,

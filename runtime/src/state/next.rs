@@ -6,7 +6,8 @@ use std::fmt;
 use crate::actor::context::ActorContext;
 use crate::failure::{Failure, IntoFailure};
 use crate::message::Message;
-use crate::reply::{NoReply, ReplyTo};
+use crate::message::NoReply;
+use crate::reply::ReplyTo;
 use crate::state::{StateMachine, StateOf};
 
 /// What a handler that takes its state by value (`self`) answers: stay in the

@@ -11,7 +11,8 @@ use crate::actor::context::ActorContext;
 use crate::behavior::{Behavior, IntoNext};
 use crate::failure::{Failure, IntoFailure};
 use crate::message::Message;
-use crate::reply::{Finish, IntoReply, KnownSlot, NoReply, ReplyTo};
+use crate::message::NoReply;
+use crate::reply::{Finish, IntoReply, KnownSlot, ReplyTo};
 
 /// The reply slot of a handler that stays in its state: the message's own slot, with
 /// fewer answers allowed. Used by the code `#[state]` generates.

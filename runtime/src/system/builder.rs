@@ -10,59 +10,9 @@ use std::time::Duration;
 
 use tokio::runtime::Handle;
 
-use super::ActorSystem;
-use crate::actor::Address;
-use crate::error::SystemError;
+use crate::actor::{ActorSystem, Address, Settings};
+use crate::system::SystemError;
 use crate::wire::{Registry, WireLimits};
-
-/// The settings of an actor system.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    name: String,
-    shutdown_timeout: Duration,
-    track_leaks: bool,
-    wire_limits: WireLimits,
-}
-
-impl Settings {
-    /// How long `terminate()` lets the whole tree take before it cancels what is left.
-    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
-
-    /// Whether a system counts pending asks and running timers unless told: in debug
-    /// builds (`debug_assertions`) it does, in release builds it does not.
-    pub const DEFAULT_TRACK_LEAKS: bool = cfg!(debug_assertions);
-
-    pub(super) fn new(name: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
-            track_leaks: Self::DEFAULT_TRACK_LEAKS,
-            wire_limits: WireLimits::DEFAULT,
-        }
-    }
-
-    /// What frames from a peer are held to.
-    pub fn wire_limits(&self) -> &WireLimits {
-        &self.wire_limits
-    }
-
-    /// The system's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The deadline the whole tree races when the system terminates.
-    pub fn shutdown_timeout(&self) -> Duration {
-        self.shutdown_timeout
-    }
-
-    /// Whether the system counts its pending asks and running timers, for the
-    /// testkit's [`LeakReport`](crate::testkit::LeakReport); see
-    /// [`ActorSystemBuilder::track_leaks`].
-    pub fn tracks_leaks(&self) -> bool {
-        self.track_leaks
-    }
-}
 
 /// Builds an [`ActorSystem`] with settings other than the defaults.
 ///
@@ -87,7 +37,7 @@ pub struct ActorSystemBuilder {
 
 impl ActorSystemBuilder {
     /// A builder of a system named `name`, with the default settings.
-    pub(super) fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         Self {
             settings: Settings::new(name),
             registry: None,
@@ -110,7 +60,8 @@ impl ActorSystemBuilder {
     /// timer writes to a counter all threads share. `#[tapio::test]` and
     /// [`TestConfig`](crate::testkit::TestConfig) always turn it on. A system that
     /// does not track says so in its report rather than report zero. Live actors
-    /// are counted either way ([`ActorSystem::live_actors`]).
+    /// are counted either way ([`ActorSystem::live_actors`]). Only with the
+    /// `testkit` feature: a build without it carries no counters.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -121,6 +72,7 @@ impl ActorSystemBuilder {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "testkit")]
     pub fn track_leaks(mut self, track: bool) -> Self {
         self.settings.track_leaks = track;
         self
@@ -221,7 +173,12 @@ impl ActorSystemBuilder {
             }
             None => (Address::local(&settings.name), None),
         };
-        let system = ActorSystem::start(settings, address, registry, runtime.clone());
+        let system = ActorSystem::start(
+            settings,
+            address,
+            crate::remote::links::Links::new(registry),
+            runtime.clone(),
+        );
         if let Some(listening) = listening {
             let transport = crate::remote::transport::Transport::start(
                 &system.shared,
@@ -235,7 +192,7 @@ impl ActorSystemBuilder {
                 address: system.address().to_string(),
                 reason: error.to_string(),
             })?;
-            let _ = system.shared.transport.set(transport);
+            system.shared.links.set_transport(transport);
         }
         Ok(system)
     }

@@ -29,8 +29,8 @@ use std::time::Duration;
 
 use tokio::task::AbortHandle;
 
-use super::{SYSTEM_STOPPED, SystemShared, USER_STOPPED};
-use crate::actor::{ActorPath, AnyActorRef};
+use crate::actor::AnyActorRef;
+use crate::actor::system::{Cancelled, SYSTEM_STOPPED, SystemShared, USER_STOPPED};
 
 impl SystemShared {
     /// Start terminating, once; a second call changes nothing.
@@ -57,7 +57,7 @@ impl SystemShared {
         };
         let mut stopped = self.guardians_stopped.subscribe();
         // A timeout too large to add to the clock means no deadline at all.
-        let deadline = crate::timer::deadline_after(
+        let deadline = crate::clock::deadline_after(
             tokio::time::Instant::now(),
             self.settings.shutdown_timeout(),
         );
@@ -111,10 +111,13 @@ impl SystemShared {
                     break;
                 }
             }
-            *self
-                .cancelled
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
+            #[cfg(feature = "testkit")]
+            {
+                *self
+                    .cancelled
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner()) = cancelled;
+            }
         }
         *self.guardians() = None;
         // Peers hear that this system stops: their watchers of its actors hear
@@ -137,14 +140,6 @@ impl Drop for Published {
         let outcome = self.0.outcome_now();
         self.0.outcome.send_replace(Some(outcome));
     }
-}
-
-/// An actor the shutdown deadline cancelled.
-#[derive(Debug, Clone)]
-pub(crate) struct Cancelled {
-    pub(crate) path: ActorPath,
-    /// Whether it was awaiting a handler, rather than waiting for others to stop.
-    pub(crate) in_handler: bool,
 }
 
 /// How long termination waits, past the deadline, for the actors that still stop

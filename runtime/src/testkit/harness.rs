@@ -10,7 +10,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use crate::actor::ActorPath;
-use crate::system::ActorSystem;
+use crate::actor::ActorSystem;
 
 /// How to run one actor test: what `#[tapio::test]` expands to.
 ///

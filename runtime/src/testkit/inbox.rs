@@ -5,10 +5,10 @@
 
 use std::fmt;
 
+use crate::actor::ActorSystem;
 use crate::actor::{ActorPath, ActorRef, Address, Parent, validate_name};
-use crate::error::InvalidName;
 use crate::message::Message;
-use crate::system::ActorSystem;
+use crate::path::InvalidName;
 use crate::testkit::kit::DetachedMailbox;
 use crate::testkit::recorder::detached_cell;
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use crate::actor::ActorSystem;
 use crate::actor::context::ActorContext;
 use crate::actor::effects::Effects;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
@@ -19,7 +20,6 @@ use crate::failure::Failure;
 use crate::mailbox::{Batch, Envelope};
 use crate::message::{Accepts, Message};
 use crate::signal::Signal;
-use crate::system::ActorSystem;
 use crate::testkit::recorder::{Recording, detached_cell};
 use crate::timer::{TimerKey, TimerMode};
 

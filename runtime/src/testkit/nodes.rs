@@ -7,11 +7,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::actor::ActorSystem;
 use crate::actor::Address;
-use crate::error::SystemError;
 use crate::remote::RemoteSettings;
 use crate::remote::link::LinkFaults;
-use crate::system::ActorSystem;
+use crate::system::SystemError;
 
 /// Two systems, `a` and `b`, each listening on a loopback port the OS picked,
 /// with faults to inject into the link between them: [`partition`](Self::partition)

@@ -12,13 +12,13 @@ use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::time::Instant;
 
+use crate::actor::ActorSystem;
 use crate::actor::{ActorRef, AnyActorRef};
 use crate::behavior::Behaviors;
 use crate::error::SpawnError;
 use crate::mailbox::SystemMessage;
 use crate::message::Message;
 use crate::signal::Signal;
-use crate::system::ActorSystem;
 
 /// A real actor (under `/system`) whose messages go to the test, with expectations
 /// that each take a bound.

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::actor::ActorSystem;
 use crate::actor::effects::{KeptChild, Recorder};
 use crate::actor::{ActorPath, AnonymousName, AnyActorRef, LocalCell, Parent};
 use crate::message::Message;
-use crate::system::ActorSystem;
 use crate::testkit::Effect;
 use crate::timer::{TimerKey, TimerMode};
 

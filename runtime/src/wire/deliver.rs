@@ -28,13 +28,13 @@
 
 use std::sync::Arc;
 
+use crate::actor::SystemShared;
 use crate::actor::promise::Refusal;
 use crate::actor::{ActorPath, Address, AnyActorRef, validate_name};
 use crate::events::DeadLetterReason;
-use crate::system::SystemShared;
 use crate::wire::frame::peek_tell;
 use crate::wire::refs::{check_reply_to, decoding_into};
-use crate::wire::{FrameHeader, WireContext, WireLimits, WireProblem, decode_frame};
+use crate::wire::{FrameHeader, Undelivered, WireContext, WireLimits, WireProblem, decode_frame};
 
 /// Deliver one frame from `peer` (see [`ActorSystem::deliver_frame`]).
 ///
@@ -102,23 +102,6 @@ pub(crate) fn deliver_to_known(
         tell.payload,
     );
     Some(Err(problem))
-}
-
-/// Why a frame's message was not queued: the problem, and whether the message is a
-/// dead letter already (a full mailbox, or an actor that stopped as it came, makes
-/// it one with its own reason), so that the frame's refusal adds none.
-pub(crate) struct Undelivered {
-    pub(crate) problem: WireProblem,
-    pub(crate) lettered: bool,
-}
-
-impl From<WireProblem> for Undelivered {
-    fn from(problem: WireProblem) -> Self {
-        Self {
-            problem,
-            lettered: false,
-        }
-    }
 }
 
 /// The dead letter of a frame from `peer` that could not be read: nothing readable
@@ -281,5 +264,27 @@ fn from_peer(peer: &Address, problem: &WireProblem) -> DeadLetterReason {
     DeadLetterReason::FromPeer {
         peer: peer.clone(),
         problem: problem.clone(),
+    }
+}
+
+impl crate::ActorSystem {
+    /// Deliver a frame that came from `peer`: the receiving half of a link (S37).
+    /// The frame's length prefix is checked against [`WireLimits::max_frame`](crate::wire::WireLimits::max_frame)
+    /// before anything else is read; its key is looked up in the system's registry;
+    /// the recipient is found by path and incarnation, and the payload decoded into
+    /// its protocol.
+    ///
+    /// # Errors
+    ///
+    /// The [`WireProblem`](crate::wire::WireProblem) that kept it from its recipient.
+    /// The frame is then also a dead letter whose reason,
+    /// [`DeadLetterReason::FromPeer`](crate::DeadLetterReason::FromPeer), names
+    /// `peer`; nothing else happens: no panic, no failure, nothing stops.
+    pub fn deliver_frame(
+        &self,
+        peer: &Address,
+        frame: &[u8],
+    ) -> Result<(), crate::wire::WireProblem> {
+        deliver_frame(self.shared(), peer, frame)
     }
 }

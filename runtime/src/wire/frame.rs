@@ -10,32 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::wire::WireProblem;
-
-/// The limits a system holds what arrives to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WireLimits {
-    /// The most bytes a frame may announce after its prefix; a larger announcement is
-    /// refused before anything is read or allocated.
-    pub max_frame: usize,
-    /// The deepest a payload may nest (a recursive message type, a list of lists);
-    /// deeper is refused before it can exhaust the stack.
-    pub max_depth: usize,
-}
-
-impl WireLimits {
-    /// 1 MiB frames, payloads nested at most 128 levels.
-    pub const DEFAULT: Self = Self {
-        max_frame: 1 << 20,
-        max_depth: crate::wire::depth::DEFAULT_MAX_DEPTH,
-    };
-}
-
-impl Default for WireLimits {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
+use crate::wire::{WireLimits, WireProblem};
 
 /// What a frame says before its payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

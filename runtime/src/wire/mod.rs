@@ -24,6 +24,9 @@
 //!
 //! [`DeadLetterReason::FromPeer`]: crate::DeadLetterReason::FromPeer
 
+// Layer: remote (rank 4, with remote/): frames, the registry, refs on the wire,
+// delivery. Imports every layer below; the codec's vocabulary is in `codec.rs`.
+
 mod deliver;
 mod depth;
 mod frame;
@@ -31,16 +34,18 @@ mod refs;
 pub(crate) use self::refs::is_decoding;
 mod registry;
 
-use std::fmt;
-
 pub(crate) use self::deliver::{
-    Undelivered, deliver_frame, deliver_parts, deliver_to_known, frame_lost, refuse_undecodable,
+    deliver_frame, deliver_parts, deliver_to_known, frame_lost, refuse_undecodable,
 };
 pub(crate) use self::frame::decode_frame;
-pub use self::frame::{FrameHeader, WireLimits, encode_frame, encode_message_frame};
+pub use self::frame::{FrameHeader, encode_frame, encode_message_frame};
 pub use self::refs::ResolveError;
 pub(crate) use self::refs::{Exported, Routes, noting_promise, resolve_in_context};
 pub use self::registry::{Registration, Registry, RegistryBuilder, RegistryError};
+pub(crate) use crate::codec::Undelivered;
+#[doc(hidden)]
+pub use crate::codec::{Encoded, WireContext};
+pub use crate::codec::{WireLimits, WireProblem};
 
 use crate::message::Message;
 
@@ -85,153 +90,6 @@ pub trait RemoteProtocol<Check = ()>: Message {}
 pub trait Registered<Check> {}
 
 impl<Check, M: WireMessage> Registered<Check> for M {}
-
-/// What the receiving side found wrong with a frame or its message: the reason of a
-/// dead letter from a peer.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum WireProblem {
-    /// The length prefix announces more than [`WireLimits::max_frame`].
-    FrameTooLarge {
-        /// What the prefix announced.
-        announced: u64,
-        /// The limit.
-        max: usize,
-    },
-    /// The frame is shorter than its prefix says, or longer.
-    BadLength {
-        /// What the prefix announced.
-        announced: u64,
-        /// The bytes that followed it.
-        received: usize,
-    },
-    /// The header could not be read.
-    UnreadableHeader(String),
-    /// The recipient's path is not a valid actor path.
-    InvalidPath(String),
-    /// The wire key is not registered here.
-    UnknownKey(String),
-    /// The payload did not decode as the key's type.
-    Undecodable {
-        /// The key.
-        key: String,
-        /// What the decoder said: the type's own words when its `Deserialize`
-        /// refused a value (a `custom` error, `invalid_value`, an unknown variant).
-        error: String,
-    },
-    /// A message (or a header) this side could not encode: serde refused it.
-    Unencodable {
-        /// The key.
-        key: String,
-        /// What the encoder said.
-        error: String,
-    },
-    /// The payload decoded, and bytes were left after it.
-    TrailingBytes {
-        /// The key.
-        key: String,
-        /// How many.
-        left: usize,
-    },
-    /// The payload is nested deeper than [`WireLimits::max_depth`].
-    TooDeep {
-        /// The key.
-        key: String,
-        /// The limit.
-        max: usize,
-    },
-    /// No actor lives at the recipient's path.
-    NoRecipient,
-    /// The recipient has stopped.
-    RecipientStopped,
-    /// The recipient at that path is a later incarnation than the one addressed.
-    StaleIncarnation {
-        /// The uid the frame addressed.
-        addressed: u64,
-        /// The uid of the actor there now.
-        current: u64,
-    },
-    /// The recipient's protocol does not accept the key's type.
-    NotAccepted(String),
-    /// The recipient's bounded mailbox was full and its overflow strategy refused
-    /// the message: its dead letter is the mailbox's own (`MailboxFull`), and a
-    /// request's ask fails at once on the asking system.
-    MailboxFull,
-    /// The recipient is a message adapter, and the frame was a request: an adapter
-    /// is never asked, and the ask fails at once on the asking system.
-    AdapterAsked,
-}
-
-impl fmt::Display for WireProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::FrameTooLarge { announced, max } => {
-                write!(f, "a frame of {announced} bytes is over the limit of {max}")
-            }
-            Self::BadLength {
-                announced,
-                received,
-            } => write!(
-                f,
-                "the frame announced {announced} bytes and {received} followed"
-            ),
-            Self::UnreadableHeader(error) => write!(f, "the frame's header is unreadable: {error}"),
-            Self::InvalidPath(path) => write!(f, "{path:?} is not an actor path"),
-            Self::UnknownKey(key) => write!(f, "the wire key {key:?} is not registered here"),
-            Self::Undecodable { key, error } => {
-                write!(f, "the payload does not decode as {key:?}: {error}")
-            }
-            Self::Unencodable { key, error } => {
-                write!(f, "a {key:?} message could not be encoded: {error}")
-            }
-            Self::TrailingBytes { key, left } => {
-                write!(f, "{left} bytes were left after the {key:?} payload")
-            }
-            Self::TooDeep { key, max } => {
-                write!(f, "the {key:?} payload is nested deeper than {max} levels")
-            }
-            Self::NoRecipient => f.write_str("no actor lives at that path"),
-            Self::RecipientStopped => f.write_str("the recipient has stopped"),
-            Self::StaleIncarnation { addressed, current } => write!(
-                f,
-                "it addressed incarnation {addressed}, and the actor there now is {current}"
-            ),
-            Self::NotAccepted(key) => {
-                write!(f, "the recipient's protocol does not accept {key:?}")
-            }
-            Self::MailboxFull => f.write_str("the recipient's bounded mailbox was full"),
-            Self::AdapterAsked => f.write_str(
-                "the recipient is a message adapter, which is never asked: ask its owner",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for WireProblem {}
-
-/// What decoding a payload may use: the limits, and where a request's answer goes.
-/// Generated code only.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct WireContext<'a> {
-    /// The limits in force.
-    pub limits: &'a WireLimits,
-    /// The URI of where a request's answer goes, from the frame's header.
-    pub reply_to: Option<&'a str>,
-}
-
-/// A message encoded for a link: what `Message::encode_wire` gives. Generated code
-/// only.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct Encoded {
-    /// The wire key.
-    pub key: &'static str,
-    /// The postcard payload.
-    pub payload: Vec<u8>,
-    /// Where a request's answer goes.
-    pub reply_to: Option<String>,
-}
 
 /// `message` encoded under its key: what `#[message(remote)]` generates for
 /// `Message::encode_wire`.

@@ -22,10 +22,12 @@ use std::sync::{Arc, Weak};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
-use crate::mailbox::{RemoteSlot, UserLane};
+use crate::actor::{ActorSystem, SystemShared};
+use crate::mailbox::UserLane;
 use crate::message::Message;
-use crate::system::{ActorSystem, SystemShared};
+use crate::remote::lane::{PROMISES, RemoteSlot};
 use crate::wire::{RemoteProtocol, WireProblem};
 
 std::thread_local! {
@@ -106,6 +108,20 @@ pub struct ResolveError {
     pub reason: String,
 }
 
+impl<P: Message> ActorContext<P> {
+    /// The ref `uri` names, of protocol `P`, as [`ActorSystem::resolve`] gives it:
+    /// another system's actor as an ordinary typed ref (nothing is dialled until
+    /// the first message), or a local one.
+    ///
+    /// # Errors
+    ///
+    /// [`ResolveError`] for a URI that is not one, or a
+    /// local actor that is not there or does not take `P`.
+    pub fn resolve<Q: RemoteProtocol>(&self, uri: &str) -> Result<ActorRef<Q>, ResolveError> {
+        self.system().resolve(uri)
+    }
+}
+
 impl ActorSystem {
     /// The ref `uri` names (`tapio://system@host:port/user/name`, optionally with
     /// `#uid`), of protocol `P`: an ordinary typed ref. A URI of this system gives
@@ -163,9 +179,9 @@ impl<P: Message> ActorRef<P> {
                 EXPORTED.with(|uid| uid.set(core.uid()));
             }
         } else if core.lane().is_remote()
-            && let Some(slot) = self.local_cell().and_then(|cell| cell.user.remote_slot())
+            && let Some(outbox) = self.local_cell().and_then(|cell| cell.user.outbox())
         {
-            slot.mark_used();
+            outbox.mark_used();
         }
         self.to_string()
     }
@@ -371,11 +387,10 @@ impl SystemShared {
         let association = self
             .transport()
             .map(|transport| transport.association(&parsed.address));
-        let delivered =
-            delivered_to(keep_recipient && parsed.path.starts_with(crate::mailbox::PROMISES));
+        let delivered = delivered_to(keep_recipient && parsed.path.starts_with(PROMISES));
         let cell = Arc::new(LocalCell {
             core: CellCore::remote(path, parsed.uid, self.clone()),
-            user: UserLane::remote(RemoteSlot {
+            user: UserLane::remote(Arc::new(RemoteSlot {
                 peer: parsed.address,
                 path: parsed.path.to_owned(),
                 uid: parsed.uid,
@@ -385,7 +400,7 @@ impl SystemShared {
                 used: std::sync::atomic::AtomicBool::new(delivered.is_none()),
                 delivered_to: delivered.as_ref().map_or(0, |(uid, _)| *uid),
                 recipient: delivered.and_then(|(_, recipient)| recipient),
-            }),
+            })),
         });
         Ok(ActorRef::local(cell))
     }

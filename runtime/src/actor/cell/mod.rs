@@ -588,6 +588,7 @@ impl<P: Message> CellState<P> {
                     self.rare().watchers.insert(watcher);
                 }
             }
+            #[cfg(feature = "testkit")]
             SystemMessage::WatchFor(target) => self.ctx.watch_any(target),
             SystemMessage::Unwatch(watcher) => {
                 if let Some(rare) = &mut self.rare {
@@ -735,7 +736,7 @@ impl<P: Message> CellState<P> {
             rare.children_since = children_since;
         }
         rare.backoff = delay.map(|delay| {
-            match crate::timer::deadline_after(tokio::time::Instant::now(), delay) {
+            match crate::clock::deadline_after(tokio::time::Instant::now(), delay) {
                 Some(until) => Pause::Until(Box::pin(tokio::time::sleep_until(until))),
                 None => Pause::Forever,
             }

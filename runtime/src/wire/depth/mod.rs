@@ -50,7 +50,7 @@
 //! optimised builds the wrappers inline away: decoding the `Tree` above costs
 //! about 48 bytes of stack per level with or without them. Unoptimised builds
 //! keep a frame per wrapper call, about 1.1 KB per `Tree` level against
-//! 0.4 KB for plain postcard. At [`DEFAULT_MAX_DEPTH`] that is at most about
+//! 0.4 KB for plain postcard. At [`DEFAULT_MAX_DEPTH`](crate::codec::DEFAULT_MAX_DEPTH) that is at most about
 //! 140 KB in a debug build, well within a 2 MiB thread stack; the type's own
 //! `Deserialize` code can of course use more per level than `Tree` does.
 
@@ -60,12 +60,6 @@ use serde::Deserialize;
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
-
-/// The nesting limit to use for payloads from the network when nothing more
-/// specific is known: deep enough for any sensible message, shallow enough
-/// that decoding at this depth uses a small fraction of a default 2 MiB thread
-/// stack (it is also the limit `serde_json` applies by default).
-pub(crate) const DEFAULT_MAX_DEPTH: usize = 128;
 
 /// Deserialize a `T` from `inner`, refusing input nested deeper than `max_depth`.
 ///

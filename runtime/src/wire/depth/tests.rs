@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use serde::de::IntoDeserializer;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{DEFAULT_MAX_DEPTH, deserialize_bounded};
+use super::deserialize_bounded;
+use crate::codec::DEFAULT_MAX_DEPTH;
 
 /// Decode `bytes` with postcard through the depth limit, requiring that
 /// the whole payload is consumed.

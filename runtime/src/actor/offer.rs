@@ -29,8 +29,7 @@ pub struct Offer<P: Message> {
 }
 
 /// The wait of an offer to another system's actor for room on the link.
-type RemoteOffer =
-    Pin<Box<dyn Future<Output = Result<(), crate::remote::association::NotSent>> + Send>>;
+type RemoteOffer = crate::mailbox::OutboxWait;
 
 impl<P: Message> std::fmt::Debug for Offer<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -151,13 +150,13 @@ impl<P: Message> Offer<P> {
             let framed = self
                 .target
                 .local_cell()
-                .and_then(|cell| cell.user.remote_slot())
+                .and_then(|cell| cell.user.outbox())
                 .ok_or(DeadLetterReason::NoLink {
                     peer: self.target.path().address().clone(),
                 })
-                .and_then(|slot| {
-                    slot.frame(&message)
-                        .map(|(association, frame, ask)| association.clone().offer(frame, ask))
+                .and_then(|outbox| {
+                    let mut encode = || message.encode_wire();
+                    outbox.offer(std::any::type_name::<P>(), &mut encode)
                 });
             match framed {
                 Ok(waiting) => self.remote = Some(Box::pin(waiting)),
@@ -179,8 +178,7 @@ impl<P: Message> Offer<P> {
                 self.remote = None;
                 match queued {
                     Ok(()) => Poll::Ready(true),
-                    Err(not_sent) => {
-                        let reason = not_sent.reason(self.target.path().address());
+                    Err(reason) => {
                         self.dead_letter(message, reason);
                         Poll::Ready(false)
                     }

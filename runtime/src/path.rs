@@ -1,16 +1,19 @@
-//! Where an actor lives: its address and its path from the root.
+//! Where an actor lives: its address and its path from the root, and the rules for
+//! names.
 //!
 //! A path is a chain of shared-prefix nodes, short names inline. Comparing paths, and
 //! dropping one (past 64 levels), run in a loop, so a path as deep as a peer's frame can
 //! hold never overflows the stack. `AnonymousName` writes `uid - first_uid` in base 64
 //! after a `$`, and parses it back; uids start at a random seed per system. (The
 //! testkit's `$a`, `$b` names are counted per behavior and indexed by name instead.)
+//!
+//! Layer: ground (the bottom of `runtime/src`). It imports nothing of the crate but
+//! other ground modules (`error`); everything above may import it. See
+//! `.ci/layers.py`.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-
-use crate::error::{InvalidName, InvalidNameReason};
 
 /// The address of an actor system: its name, and for a remote system its host and
 /// port. Printed as `tapio://name` or `tapio://name@host:port`.
@@ -430,6 +433,73 @@ impl AnonymousName {
         // Only ASCII digits from `ANONYMOUS_DIGITS` and `$` were written.
         std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("$")
     }
+}
+
+/// A name that cannot be used for an actor.
+///
+/// A name becomes one segment of the actor's URI (`tapio://system/user/{name}`), so it
+/// must stand there as it is: 1 to [`ActorPath::MAX_NAME_LEN`] bytes of ASCII letters,
+/// digits and `-_.*+:@&=,!~;'$`, neither `.` nor `..`, and not starting with `$`
+/// (reserved for the names tapio generates). The message states this rule after the
+/// reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid actor name {name:?}: {reason}. An actor name is one segment of its URI: \
+     1 to {max} bytes of ASCII letters, digits and `-_.*+:@&=,!~;'$`, neither `.` nor \
+     `..`, and not starting with `$`",
+    max = ActorPath::MAX_NAME_LEN
+)]
+pub struct InvalidName {
+    /// The name that was refused.
+    pub name: String,
+    /// Which rule it breaks.
+    pub reason: InvalidNameReason,
+}
+
+/// Which naming rule an [`InvalidName`] breaks. Its message says what to do instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidNameReason {
+    /// The name is empty.
+    #[error("a name cannot be empty; use `spawn_anonymous` to have one picked for you")]
+    Empty,
+    /// The name is `.` or `..`, which mean "here" and "one level up" in a path.
+    #[error(
+        "`.` and `..` mean \"here\" and \"one level up\" in a path, so they cannot name \
+         an actor; pick a name with a letter or digit in it"
+    )]
+    DotSegment,
+    /// The name starts with `$`, which is reserved for generated names.
+    #[error(
+        "names starting with `$` are reserved for the names tapio generates; drop the \
+         `$`, or use `spawn_anonymous` to have a name picked for you"
+    )]
+    Reserved,
+    /// The name is longer than [`ActorPath::MAX_NAME_LEN`] bytes.
+    #[error(
+        "it is {len} bytes long, over the limit of {max} bytes; use a shorter name and \
+         keep long data in the actor's state",
+        max = ActorPath::MAX_NAME_LEN
+    )]
+    TooLong {
+        /// The length of the name, in bytes.
+        len: usize,
+    },
+    /// The name holds `/`, `#` or `?`, which delimit the parts of a URI.
+    #[error(
+        "{0:?} delimits the parts of a URI (`/` path elements, `#` the incarnation uid, \
+         `?` a query), so it cannot be part of a name; use `-` or `_` instead"
+    )]
+    Delimiter(char),
+    /// The name holds whitespace.
+    #[error("a name cannot contain whitespace such as {0:?}; use `-` or `_` between words")]
+    Whitespace(char),
+    /// The name holds a control character.
+    #[error("a name cannot contain control characters such as {0:?}")]
+    Control(char),
+    /// The name holds a character outside the allowed set.
+    #[error("{0:?} cannot be part of a name")]
+    Character(char),
 }
 
 #[cfg(test)]

@@ -1,31 +1,55 @@
-//! What the system keeps for links with other systems: the wire's limits and
-//! registry, the transport, the promises exported for answers from peers, and the
-//! cache of the actors frames were delivered to.
+//! What a system keeps for links with other systems: the wire's registry, the
+//! transport, the promises exported for answers from peers, and the cache of the
+//! actors frames were delivered to. [`Links`] owns it; `SystemShared` holds it as
+//! one field, `links`, which only `remote/` and `wire/` read.
 //!
 //! The exported promises and the route cache hold refs, and every cell holds its
 //! system, so both are emptied at termination (`release_links`).
+//!
+//! Layer: remote.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use super::SystemShared;
-use crate::actor::{ActorPath, Address, AnyActorRef, AnyCell};
-use crate::wire::{Registry, WireLimits};
+use crate::actor::SystemShared;
+use crate::actor::{AnyActorRef, AnyCell};
+use crate::remote::transport::Transport;
+use crate::wire::{Exported, Registry, Routes};
+
+/// The remote state of a system: empty but for its registry until the builder
+/// starts a transport.
+#[derive(Default)]
+pub(crate) struct Links {
+    /// The wire keys this system decodes.
+    registry: Registry,
+    /// The links to other systems, with remote settings; stopped when the system
+    /// terminates.
+    transport: OnceLock<Arc<Transport>>,
+    /// The promises whose refs were serialized, by uid: what a reply from a peer
+    /// finds under `/system/promises`.
+    exported: Mutex<Exported>,
+    /// The actors frames were delivered to lately, by path.
+    routes: Mutex<Routes>,
+}
+
+impl Links {
+    /// The links of a system that decodes the keys of `registry`.
+    pub(crate) fn new(registry: Registry) -> Self {
+        Self {
+            registry,
+            ..Self::default()
+        }
+    }
+
+    /// Start linking through `transport`; only once (a second is dropped).
+    pub(crate) fn set_transport(&self, transport: Arc<Transport>) {
+        let _ = self.transport.set(transport);
+    }
+}
 
 impl SystemShared {
-    /// `/system/promises`.
-    /// What frames from a peer are held to.
-    pub(crate) fn wire_limits(&self) -> WireLimits {
-        *self.settings.wire_limits()
-    }
-
     /// The links to other systems, when the system has remote settings.
-    pub(crate) fn transport(&self) -> Option<&Arc<crate::remote::transport::Transport>> {
-        self.transport.get()
-    }
-
-    /// The system's address.
-    pub(crate) fn address(&self) -> &Address {
-        &self.address
+    pub(crate) fn transport(&self) -> Option<&Arc<Transport>> {
+        self.links.transport.get()
     }
 
     /// Export `cell` (an ask's promise or a message adapter, neither reachable by
@@ -35,7 +59,8 @@ impl SystemShared {
             // No answer can come back any more; holding it would keep the system.
             return;
         }
-        self.exported
+        self.links
+            .exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .insert(uid, cell);
@@ -43,7 +68,8 @@ impl SystemShared {
 
     /// The live actor cached for a frame's `path`.
     pub(crate) fn cached_route(&self, path: &[u8]) -> Option<AnyActorRef> {
-        self.routes
+        self.links
+            .routes
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .get(path)
@@ -54,7 +80,8 @@ impl SystemShared {
         if self.is_terminating() {
             return;
         }
-        self.routes
+        self.links
+            .routes
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .insert(path, actor);
@@ -64,11 +91,12 @@ impl SystemShared {
     /// system has terminated, and each holds the system (or its port).
     pub(crate) fn release_links(&self) {
         // The port is free again once the system has terminated.
-        if let Some(transport) = self.transport.get() {
+        if let Some(transport) = self.links.transport.get() {
             transport.stop();
         }
         let routes = std::mem::take(
             &mut *self
+                .links
                 .routes
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner()),
@@ -76,6 +104,7 @@ impl SystemShared {
         drop(routes);
         let exported = std::mem::take(
             &mut *self
+                .links
                 .exported
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner()),
@@ -85,7 +114,8 @@ impl SystemShared {
 
     /// Whether a frame answered this system's promise `uid` lately.
     pub(crate) fn promise_was_answered(&self, uid: u64) -> bool {
-        self.exported
+        self.links
+            .exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .was_answered(uid)
@@ -94,7 +124,8 @@ impl SystemShared {
     /// The promise (while its asker waits) or adapter (while its owner lives)
     /// exported under `uid`.
     pub(crate) fn exported_ref(&self, uid: u64) -> Option<AnyActorRef> {
-        self.exported
+        self.links
+            .exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .get(uid)
@@ -102,19 +133,6 @@ impl SystemShared {
 
     /// The wire keys this system decodes.
     pub(crate) fn wire_registry(&self) -> &Registry {
-        &self.registry
-    }
-
-    /// The path `/` of this system.
-    pub(crate) fn root_path(&self) -> ActorPath {
-        ActorPath::root(self.address.clone())
-    }
-
-    /// The guardian `user` or `system`, while the system runs.
-    pub(crate) fn guardian_named(&self, name: &str) -> Option<AnyActorRef> {
-        self.guardian(|guardians| match name {
-            "user" => guardians.user.clone(),
-            _ => guardians.system.clone(),
-        })
+        &self.links.registry
     }
 }

@@ -1,11 +1,12 @@
 //! The lane of a ref to an actor of another system: its messages are encoded and
-//! queued on the association with that system.
+//! queued on the association with that system. It implements the mailbox's seam
+//! for a lane that is not local ([`Outbox`]); the mailbox never names what is here.
 //!
 //! A remote ref is a task-less cell (`CellCore::remote`, `Parent::System`) with a
 //! closed system lane of kind `Remote`, in no parent's table, whose user lane holds a
-//! `RemoteSlot`: the peer's address, the actor's path there as text, its uid, and the
+//! `RemoteSlot` (as the mailbox's `Outbox`): the peer's address, the actor's path there as text, its uid, and the
 //! association it was resolved into. Where a remote target differs, the code asks its
-//! lane: `UserLane::send_slow` lets go of the lock and calls `RemoteSlot::send`;
+//! lane: `UserLane::send_slow` lets go of the lock and calls `Outbox::send`;
 //! `offer` awaits `Association::offer` (room in the outbound queue); `Effects::watch`
 //! and `unwatch` go over the link (`RemoteSlot::watch`); `has_ended` is the end of the
 //! session, after which sends dead-letter and the ref must be resolved again.
@@ -26,17 +27,22 @@
 //! of a turn, the refusal is handed to the cell as an `OwedRefusal` in
 //! `SystemMessage::TurnOutcome`, sent once the turn's outcome is carried out. None of
 //! this is on the message path.
+//!
+//! Layer: remote. Implements the mailbox's `Outbox`; imports anything below.
 
-use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::actor::AnyCell;
+use crate::actor::SystemShared;
 use crate::actor::promise::Refusal;
+use crate::actor::{AnyActorRef, AnyCell};
 use crate::events::DeadLetterReason;
-use crate::mailbox::{Envelope, Sent, SystemMessage, TurnWaiter};
-use crate::message::Message;
-use crate::system::SystemShared;
+use crate::mailbox::{
+    Encode, Outbox, OutboxWait, OwedTurn, SystemMessage, TurnWaiter, UnusedPromise, unused_promise,
+};
+use crate::remote::association::{Association, NotSent};
 use crate::wire::is_decoding;
 
 /// The lane of a ref to an actor of another system: what is told to it is encoded
@@ -45,7 +51,7 @@ use crate::wire::is_decoding;
 /// message is a dead letter that names the peer.
 pub(crate) struct RemoteSlot {
     /// The system the actor lives in.
-    pub(crate) peer: crate::actor::Address,
+    pub(crate) peer: crate::path::Address,
     /// The actor's path there.
     pub(crate) path: String,
     /// Its incarnation.
@@ -54,7 +60,7 @@ pub(crate) struct RemoteSlot {
     pub(crate) system: std::sync::Weak<SystemShared>,
     /// The association (and so the session) the ref is bound to; `None` without a
     /// transport.
-    pub(crate) association: Option<Arc<crate::remote::association::Association>>,
+    pub(crate) association: Option<Arc<Association>>,
     /// Whether a message went through the ref, a refusal went back, or the ref was
     /// sent on: a ref to a peer's promise dropped with none of these tells the
     /// asker that its request went unanswered (see `Drop`).
@@ -79,7 +85,7 @@ pub(crate) struct RemoteSlot {
 /// the target stopped.
 pub(crate) struct OwedRefusal {
     /// The link to the asker's system; taken when the refusal is sent.
-    association: Option<Arc<crate::remote::association::Association>>,
+    association: Option<Arc<Association>>,
     /// The promise's path there.
     path: String,
     /// The promise's uid.
@@ -95,12 +101,14 @@ impl std::fmt::Debug for OwedRefusal {
     }
 }
 
-impl OwedRefusal {
+impl OwedTurn for OwedRefusal {
     /// Send it: the actor the request was delivered to is `stopping`, or not.
-    pub(crate) fn send(mut self, stopping: bool) {
+    fn send(mut self: Box<Self>, stopping: bool) {
         self.send_now(stopping);
     }
+}
 
+impl OwedRefusal {
     fn send_now(&mut self, stopping: bool) {
         let refusal = if stopping {
             Refusal::TargetTerminated
@@ -117,36 +125,6 @@ impl Drop for OwedRefusal {
     fn drop(&mut self) {
         self.send_now(true);
     }
-}
-
-/// What dropping an unused ref to a peer's promise says to the asker, on this
-/// thread now.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum UnusedPromise {
-    /// The request went unanswered: its handler dropped it, or a restart discarded
-    /// it from a stash.
-    Unanswered,
-    /// The actor of this uid stops, and what it held goes with it: if the request
-    /// was delivered to it, its target stopped; if to another actor, that one
-    /// passed it on and it went unanswered.
-    Stopped(u64),
-}
-
-std::thread_local! {
-    static UNUSED_PROMISE: Cell<UnusedPromise> = const { Cell::new(UnusedPromise::Unanswered) };
-}
-
-/// Run `f` with what an unused promise ref dropped on this thread says set to
-/// `said`; the setting before comes back after, even if `f` panics.
-pub(crate) fn dropping_promises<T>(said: UnusedPromise, f: impl FnOnce() -> T) -> T {
-    struct Restore(UnusedPromise);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            UNUSED_PROMISE.with(|now| now.set(self.0));
-        }
-    }
-    let _restore = Restore(UNUSED_PROMISE.with(|now| now.replace(said)));
-    f()
 }
 
 /// The path under which a system exports its asks' promises.
@@ -176,7 +154,7 @@ impl Drop for RemoteSlot {
         {
             return;
         }
-        let refusal = match UNUSED_PROMISE.with(Cell::get) {
+        let refusal = match unused_promise() {
             UnusedPromise::Stopped(uid) if uid != 0 && uid == self.delivered_to => {
                 Refusal::TargetTerminated
             }
@@ -232,109 +210,122 @@ impl RemoteSlot {
     }
 }
 
-/// The type a dead letter of `message` would name.
-fn message_type<P: Message>(message: &P) -> &'static str {
-    let _ = message;
-    std::any::type_name::<P>()
-}
-
-impl RemoteSlot {
-    /// `watcher` watches this ref's actor, over the link (S41); without a link, it
-    /// hears `Terminated` at once, as for an actor that has stopped.
-    pub(crate) fn watch(
-        &self,
-        watcher: &crate::actor::AnyActorRef,
-        me: &crate::actor::AnyActorRef,
-    ) {
+impl Outbox for RemoteSlot {
+    /// Without a link, `watcher` hears `Terminated` at once, as for an actor that
+    /// has stopped (S41).
+    fn watch(&self, watcher: &AnyActorRef, me: &AnyActorRef) {
         match &self.association {
             Some(association) => association.watch(watcher, me, &self.path, self.uid),
             None => {
-                let _ = watcher.send_system(crate::mailbox::SystemMessage::Terminated(me.clone()));
+                let _ = watcher.send_system(SystemMessage::Terminated(me.clone()));
             }
         }
     }
 
-    /// `watcher` no longer watches this ref's actor.
-    pub(crate) fn unwatch(
-        &self,
-        watcher: &crate::actor::AnyActorRef,
-        me: &crate::actor::AnyActorRef,
-    ) {
+    fn unwatch(&self, watcher: &AnyActorRef, me: &AnyActorRef) {
         if let Some(association) = &self.association {
             association.unwatch(watcher, me, &self.path, self.uid);
         }
     }
 
-    /// The request this ref (a promise on the peer) is the answer to was refused
-    /// here: say so to the peer, whose ask then fails at once. Without a link, or
-    /// for a refusal only the asking side makes, nothing is sent, and the ask ends
-    /// as it would have.
-    pub(crate) fn refuse(&self, refusal: Refusal) {
+    /// Without a link, or for a refusal only the asking side makes, nothing is
+    /// sent, and the ask ends as it would have.
+    fn refuse(&self, refusal: Refusal) {
         self.mark_used();
         if let (Some(association), Some(payload)) = (&self.association, refusal.to_wire()) {
             association.send_refusal(&self.path, self.uid, &payload);
         }
     }
 
-    /// Dropping the ref will say nothing to the peer: it was answered through,
-    /// refused, or written into a message (whoever reads it there may answer).
-    pub(crate) fn mark_used(&self) {
+    /// It was answered through, refused, or written into a message (whoever reads
+    /// it there may answer).
+    fn mark_used(&self) {
         self.used.store(true, Ordering::Relaxed);
     }
 
-    /// Why a message to this peer goes nowhere.
-    pub(crate) fn no_link(&self) -> DeadLetterReason {
+    fn no_link(&self) -> DeadLetterReason {
         DeadLetterReason::NoLink {
             peer: self.peer.clone(),
         }
     }
 
-    pub(crate) fn send<P: Message>(&self, envelope: Envelope<P>) -> Sent<P> {
-        let message = match envelope {
-            Envelope::Message(message) => message,
-            other => return Sent::Refused(other),
-        };
-        self.mark_used();
-        let sent = self.frame(&message).and_then(|(association, frame, ask)| {
-            association
-                .send(frame, true, ask)
-                .map_err(|not_sent| not_sent.reason(&self.peer))
-        });
-        match sent {
-            Ok(()) => Sent::Queued,
-            Err(reason) => {
-                // An answer that cannot cross (over the frame limit, say) will never
-                // reach the promise: its asker hears so at once, as for a request
-                // dropped unanswered, rather than wait for its deadline; the answer
-                // is this system's dead letter, which says why.
-                if matches!(reason, DeadLetterReason::NotEncodable(_))
-                    && self.path.starts_with(PROMISES)
-                {
-                    self.refuse(Refusal::Unanswered);
-                }
-                Sent::Unwanted(message, reason)
-            }
-        }
+    fn session_over(&self) -> bool {
+        self.association
+            .as_ref()
+            .is_none_or(|association| association.session().ended().is_some())
     }
 
-    /// The association to send `message` through, its frame, and the uid of the
-    /// ask's promise the frame carries (0: none); or why it cannot be sent.
-    pub(crate) fn frame<P: Message>(
+    fn session_end(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async move {
+            if let Some(association) = &self.association {
+                association.session().wait_end().await;
+            }
+        })
+    }
+
+    fn send(&self, message_type: &'static str, encode: Encode<'_>) -> Result<(), DeadLetterReason> {
+        self.mark_used();
+        let sent = self
+            .frame(message_type, encode)
+            .and_then(|(association, frame, ask)| {
+                association
+                    .send(frame, true, ask)
+                    .map_err(|not_sent| not_sent.reason(&self.peer))
+            });
+        if let Err(reason) = &sent {
+            // An answer that cannot cross (over the frame limit, say) will never
+            // reach the promise: its asker hears so at once, as for a request
+            // dropped unanswered, rather than wait for its deadline; the answer
+            // is this system's dead letter, which says why.
+            if matches!(reason, DeadLetterReason::NotEncodable(_))
+                && self.path.starts_with(PROMISES)
+            {
+                self.refuse(Refusal::Unanswered);
+            }
+        }
+        sent
+    }
+
+    fn offer(
         &self,
-        message: &P,
-    ) -> Result<(&Arc<crate::remote::association::Association>, Vec<u8>, u64), DeadLetterReason>
-    {
+        message_type: &'static str,
+        encode: Encode<'_>,
+    ) -> Result<OutboxWait, DeadLetterReason> {
+        let (association, frame, ask) = self.frame(message_type, encode)?;
+        let waiting = association.clone().offer(frame, ask);
+        let peer = self.peer.clone();
+        Ok(Box::pin(async move {
+            waiting
+                .await
+                .map_err(|not_sent: NotSent| not_sent.reason(&peer))
+        }))
+    }
+
+    #[cfg(test)]
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl RemoteSlot {
+    /// The association to send a message through, its frame, and the uid of the
+    /// ask's promise the frame carries (0: none); or why it cannot be sent.
+    fn frame(
+        &self,
+        message_type: &'static str,
+        encode: Encode<'_>,
+    ) -> Result<(&Arc<Association>, Vec<u8>, u64), DeadLetterReason> {
         let system = self.system.upgrade().ok_or_else(|| self.no_link())?;
         let association = self.association.as_ref().ok_or_else(|| self.no_link())?;
         if let Some(end) = association.session().ended() {
-            return Err(crate::remote::association::NotSent::Ended(end).reason(&self.peer));
+            return Err(NotSent::Ended(end).reason(&self.peer));
         }
-        let (encoded, ask) = crate::wire::noting_promise(|| message.encode_wire());
+        let (encoded, ask) = crate::wire::noting_promise(encode);
         let encoded = match encoded {
             Some(Ok(encoded)) => encoded,
             Some(Err(error)) => return Err(DeadLetterReason::NotEncodable(error)),
             None => {
-                let why = format!("`{}` is not registered for the wire", message_type(message));
+                let why = format!("`{message_type}` is not registered for the wire");
                 return Err(DeadLetterReason::NotEncodable(why));
             }
         };
