@@ -65,10 +65,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use tapio::testkit::TestProbe;
 use tapio::{
     Actor, ActorContext, ActorRef, ActorSystem, Behavior, Behaviors, Handled, MailboxConfig,
-    OverflowStrategy, Protocol, actor, message,
+    OverflowStrategy, Protocol, Signal, actor, message,
 };
 use tokio::sync::{Notify, mpsc, oneshot};
 
@@ -1318,11 +1317,28 @@ async fn dead_letters_tapio() -> Duration {
             "once",
         )
         .expect("spawned");
-    let mut probe = TestProbe::<u64>::new(&system);
-    probe.watch(&once);
+    // A watcher that says when `once` has stopped: the bench builds tapio without its
+    // testkit, as a program does.
+    let (ended, mut heard) = mpsc::unbounded_channel::<()>();
+    let target = once.clone();
+    system
+        .spawn(
+            Behaviors::setup(move |ctx| {
+                ctx.watch(&target);
+                let ended = ended.clone();
+                Behaviors::receive_message(|_: ()| ()).on_signal(move |_, signal| {
+                    if matches!(signal, Signal::Terminated(_)) {
+                        let _ = ended.send(());
+                    }
+                })
+            }),
+            "watcher",
+        )
+        .expect("spawned");
     once.tell(0_u64);
-    probe.expect_terminated(&once, Duration::from_secs(5)).await;
-    drop(probe);
+    tokio::time::timeout(Duration::from_secs(5), heard.recv())
+        .await
+        .expect("the stopped actor's Terminated");
     let start = Instant::now();
     for n in 0..DEAD_LETTERS {
         once.tell(n);
