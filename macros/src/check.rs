@@ -169,10 +169,6 @@ fn one_handler_per_message_type(model: &mut ActorModel<'_>, errors: &mut Errors)
                         first.method.sig.ident
                     ),
                 );
-                errors.error(
-                    first.message,
-                    format!("the first handler for `{key}` is here"),
-                );
                 keep.push(false);
             }
             None => {
@@ -346,7 +342,7 @@ mod tests {
     }
 
     #[test]
-    fn a_second_handler_for_one_type_is_refused_at_both() {
+    fn a_second_handler_for_one_type_is_one_error_naming_the_first() {
         let block: syn::ItemImpl = parse_quote! {
             impl Pinger {
                 fn first(&mut self, _: Ping) {}
@@ -354,8 +350,12 @@ mod tests {
             }
         };
         let (errors, kept) = check(&block);
-        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].starts_with("a second handler for `Ping`"));
+        assert!(
+            errors[0].contains("`first` already handles it"),
+            "{errors:?}"
+        );
         assert_eq!(kept, ["first"]);
     }
 

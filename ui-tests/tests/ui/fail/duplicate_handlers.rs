@@ -1,4 +1,5 @@
-// Two handlers for one message type: the second is refused, pointing at both.
+// Two handlers for one message type: the second is refused, one error that names
+// the first.
 use tapio::prelude::*;
 
 #[message]
