@@ -73,16 +73,7 @@ async fn s23_s22_a_reply_ref_handed_to_a_worker_fails_fast_when_the_target_stops
     );
     let _held = next(&mut held_rx).await;
     go_tx.send(()).unwrap();
-    let deadline = Instant::now() + T;
-    let letter = loop {
-        let letter = tokio::time::timeout_at(deadline, dead.recv())
-            .await
-            .expect("the late answer is lettered")
-            .unwrap();
-        if letter.is::<u64>() {
-            break letter;
-        }
-    };
+    let letter = outside::letter_where(&mut dead, T, |l| l.is::<u64>()).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::AskEnded,

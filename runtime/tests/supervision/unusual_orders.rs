@@ -451,16 +451,7 @@ async fn s13_s22_an_ask_timing_out_during_a_backoff_is_answered_late_into_a_lett
         .await;
     assert!(matches!(asked, Err(AskError::Timeout { .. })), "{asked:?}");
     assert_eq!(started.elapsed(), ms(100));
-    let deadline = Instant::now() + T;
-    let letter = loop {
-        let letter = tokio::time::timeout_at(deadline, dead.recv())
-            .await
-            .expect("the late answer is lettered")
-            .unwrap();
-        if letter.is::<u64>() {
-            break letter;
-        }
-    };
+    let letter = outside::letter_where(&mut dead, T, |l| l.is::<u64>()).await;
     assert_eq!(
         letter.reason(),
         &DeadLetterReason::AskEnded,
