@@ -31,39 +31,22 @@ import sys
 LAYERS = {
     # 0 ground: names and paths, messages, failures, errors, the event
     #   stream, and the codec's vocabulary that messages need.
-    "path.rs": 0,
-    "codec.rs": 0,
-    "clock.rs": 0,
-    "error.rs": 0,
-    "failure.rs": 0,
-    "message.rs": 0,
-    "events/": 0,
+    "ground/": 0,
     # 1 mailbox: lanes, locks, bounds, offer, answers; a seam for a lane
-    #   that is not local.
+    #   that is not local (Outbox) and for the actor types it carries.
     "mailbox/": 1,
-    # 2 actor: refs, the cell, the context, spawn, promises, adapters, and the
-    #   system's handle and shared state (actor/system.rs).
+    # 2 actor: refs, the cell, the context, spawn, promises, adapters,
+    #   behaviors, replies, signals, supervision, and what the context owns
+    #   (timers, the stash, blocking tasks); the system's shared state.
     "actor/": 2,
-    "signal.rs": 2,
-    "reply.rs": 2,
-    "behavior/": 2,
-    "supervision.rs": 2,
-    # 3 features: built on the actor and the mailbox.
-    "ask.rs": 3,
-    "timer.rs": 3,
-    "stash.rs": 3,
-    "blocking.rs": 3,
-    "state/": 3,
-    "router/": 3,
-    # 4 remote and wire: links, associations, frames, registry, refs on the
-    #   wire, the lane of a remote ref (the mailbox's Outbox), remote spawn.
-    "wire/": 4,
-    "remote/": 4,
+    # 3 features: built on the actor and the mailbox (ask, state, router).
+    "features/": 3,
+    # 4 network: links, associations, frames, registry, refs on the wire, the
+    #   lane of a remote ref (the mailbox's Outbox), remote spawn.
+    "net/": 4,
     # 5 system: the composition root (builder, termination, scope, shutdown);
-    #   it builds the transport, so it sits above remote/.
+    #   it builds the transport, so it sits above net/.
     "system/": 5,
-    "scope.rs": 5,
-    "shutdown.rs": 5,
     # 6 testkit: probes, kits, test doubles.
     "testkit/": 6,
     # 7 the crate root: re-exports everything.
@@ -75,7 +58,7 @@ NAMES = {
     1: "mailbox",
     2: "actor",
     3: "features",
-    4: "remote",
+    4: "network",
     5: "system",
     6: "testkit",
     7: "root",

@@ -187,57 +187,52 @@
 #[allow(unused_extern_crates)]
 extern crate self as tapio;
 
+// One folder a layer, each importing only the layers above it in this list and
+// its own folder (ARCHITECTURE.md; `.ci/layers.py` checks it).
 mod actor;
-pub mod ask;
-mod behavior;
-pub mod blocking;
-mod clock;
-mod codec;
-mod error;
-pub mod events;
-mod failure;
+mod features;
+mod ground;
 mod mailbox;
-mod message;
-mod path;
-pub mod remote;
-pub mod router;
-mod scope;
-pub mod shutdown;
-mod signal;
-pub mod stash;
-pub mod state;
-pub mod supervision;
+mod net;
 mod system;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod timer;
-pub mod wire;
 
-pub use crate::actor::context::{ActorContext, Ctx};
-pub use crate::actor::{ActorRef, ActorSystem, AnyActorRef, Offer, Settings};
-pub use crate::ask::{Ask, AskError};
-pub use crate::behavior::{
+pub use crate::actor::{blocking, stash, supervision, timer};
+pub use crate::features::{ask, router, state};
+pub use crate::ground::events;
+pub use crate::net::{remote, wire};
+pub use crate::system::shutdown;
+
+pub use crate::actor::behavior::{
     Actor, AsyncHandler, Behavior, Behaviors, Handled, IntoBehavior, IntoNext, Receive, SetupOutput,
 };
-pub use crate::blocking::{Blocking, BlockingError};
-pub use crate::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError};
-pub use crate::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
-pub use crate::failure::{
+pub use crate::actor::blocking::{Blocking, BlockingError};
+pub use crate::actor::context::{ActorContext, Ctx};
+pub use crate::actor::reply::{IntoReply, ReplyThen, ReplyTo, Request};
+pub use crate::actor::signal::{ChildFailed, DeathPact, Signal, Terminated};
+pub use crate::actor::stash::{InvalidStash, StashBuffer, StashOverflow};
+pub use crate::actor::supervision::{
+    Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy,
+};
+pub use crate::actor::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
+pub use crate::actor::{ActorRef, ActorSystem, AnyActorRef, Offer, Settings};
+pub use crate::features::ask::{Ask, AskError};
+pub use crate::features::router::{RouterError, Routers};
+pub use crate::ground::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError};
+pub use crate::ground::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
+pub use crate::ground::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,
 };
+pub use crate::ground::message::{
+    Accepts, Answers, Message, NoReply, Payload, Protocol, ReplySlot,
+};
+pub use crate::ground::path::{ActorPath, Address, InvalidName, InvalidNameReason};
 pub use crate::mailbox::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
-pub use crate::message::{Accepts, Answers, Message, NoReply, Payload, Protocol, ReplySlot};
-pub use crate::path::{ActorPath, Address, InvalidName, InvalidNameReason};
-pub use crate::reply::{IntoReply, ReplyThen, ReplyTo, Request};
-pub use crate::router::{RouterError, Routers};
-pub use crate::shutdown::{ShutdownSignal, ShutdownSignals};
-pub use crate::signal::{ChildFailed, DeathPact, Signal, Terminated};
-pub use crate::stash::{InvalidStash, StashBuffer, StashOverflow};
-pub use crate::supervision::{Backoff, InvalidStrategy, Restart, Supervise, SupervisorStrategy};
+pub use crate::system::shutdown::{ShutdownSignal, ShutdownSignals};
 pub use crate::system::{ActorSystemBuilder, SystemError};
-pub use crate::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval};
 
-pub use crate::state::{Machine, Next, StateLost};
+pub use crate::features::state::{Machine, Next, StateLost};
 pub use tapio_macros::{actor, message, remote_behavior, state, test};
 
 /// The names most programs need: `use tapio::prelude::*;`.
@@ -253,20 +248,20 @@ pub mod prelude {
 /// Items the macros expand to. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::behavior::{Handled, IntoNext};
-    pub use crate::message::{
-        Accepts, Answers, Extract, Message, NoReply, Payload, Protocol, ReplySlot,
-    };
-    pub use crate::remote::spawn::SpawnArgs;
-    pub use crate::reply::{
+    pub use crate::actor::behavior::{Handled, IntoNext};
+    pub use crate::actor::reply::{
         ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, OutputCheck, OutputFinishes, ReplyTo,
         Request, ResultWithError, UnknownSlot,
     };
-    pub use crate::state::{
+    pub use crate::features::state::{
         NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol, Staying,
         Transition, lost, next_unreachable as Unreachable, refuse, stash, stay_next, switched,
         vacant,
     };
+    pub use crate::ground::message::{
+        Accepts, Answers, Extract, Message, NoReply, Payload, Protocol, ReplySlot,
+    };
+    pub use crate::net::remote::spawn::SpawnArgs;
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};
     pub use inventory;
     pub use serde;
@@ -284,7 +279,7 @@ pub mod __private {
     )]
     pub trait RemoteReply {}
 
-    impl<T: crate::wire::WireMessage> RemoteReply for T {}
+    impl<T: crate::net::wire::WireMessage> RemoteReply for T {}
 
     /// The check behind `RemoteReply`: compiled, never called.
     pub fn remote_reply<T: RemoteReply>() {}
@@ -385,8 +380,6 @@ pub mod __private {
         type Type;
     }
 }
-
-mod reply;
 
 /// See `__private::actor_first`.
 #[doc(hidden)]

@@ -29,10 +29,10 @@ use std::sync::Arc;
 use crate::actor::SystemShared;
 use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, CellCore, LocalCell};
-use crate::events::DeadLetterReason;
-use crate::failure::Failure;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::failure::Failure;
+use crate::ground::message::Message;
 use crate::mailbox::{AdaptedMessage, AdapterSlot, Envelope, Forward, Sent, UserLane};
-use crate::message::Message;
 
 /// The translation of one foreign type into the owner's protocol.
 type Translate<F, P> = dyn Fn(F) -> Result<P, Failure> + Send + Sync;

@@ -8,8 +8,8 @@ use tokio::sync::Notify;
 
 use crate::actor::SystemShared;
 use crate::actor::{ActorPath, ActorRef, AnyCell, CellCore, LocalCell};
+use crate::ground::message::Message;
 use crate::mailbox::SystemMessage;
-use crate::message::Message;
 
 /// An actor reference with its protocol erased: it identifies an actor, and cannot
 /// send it anything.
@@ -48,8 +48,8 @@ impl AnyActorRef {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::codec::WireContext<'_>,
-    ) -> Result<(), crate::codec::Undelivered> {
+        ctx: &crate::ground::codec::WireContext<'_>,
+    ) -> Result<(), crate::ground::codec::Undelivered> {
         self.cell.deliver_wire(key, bytes, ctx)
     }
 }

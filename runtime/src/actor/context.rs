@@ -6,17 +6,17 @@ use std::sync::Arc;
 
 use crate::actor::ActorSystem;
 use crate::actor::adapter::{self, Adapters};
+use crate::actor::behavior::IntoBehavior;
+use crate::actor::blocking::{self, Blocking};
 use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
+use crate::actor::stash::{StashBuffer, StashHandle};
+use crate::actor::timer::TimerScheduler;
 use crate::actor::{ActorPath, ActorRef, AnyActorRef};
-use crate::behavior::IntoBehavior;
-use crate::blocking::{self, Blocking};
-use crate::error::{NotAChild, NotWatchable, SpawnError};
-use crate::failure::Failure;
+use crate::ground::error::{NotAChild, NotWatchable, SpawnError};
+use crate::ground::failure::Failure;
+use crate::ground::message::{Accepts, Message, Protocol};
 use crate::mailbox::MailboxConfig;
-use crate::message::{Accepts, Message, Protocol};
-use crate::stash::{StashBuffer, StashHandle};
-use crate::timer::TimerScheduler;
 
 /// `Ctx<T>` is the context of an actor whose protocol is `T`'s: write `&mut Ctx<Self>`
 /// in an `#[actor]` block, or `&mut Ctx<MyMessage>` in a functional behavior.

@@ -43,11 +43,11 @@ use tokio::runtime::Handle;
 #[cfg(feature = "testkit")]
 use crate::actor::AnonymousName;
 use crate::actor::SystemShared;
+use crate::actor::timer::{TimerKey, TimerMode, TimerScheduler};
 use crate::actor::{ActorRef, AnyActorRef, CellCore};
-use crate::error::SpawnError;
+use crate::ground::error::SpawnError;
+use crate::ground::message::Message;
 use crate::mailbox::SystemMessage;
-use crate::message::Message;
-use crate::timer::{TimerKey, TimerMode, TimerScheduler};
 
 /// Where a context's capabilities take effect; chosen when the context is built.
 #[derive(Clone, Default)]

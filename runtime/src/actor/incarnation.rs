@@ -24,13 +24,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use crate::actor::AnyActorRef;
+use crate::actor::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
 use crate::actor::context::ActorContext;
-use crate::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
-use crate::failure::{CatchPanic, Failure, InvalidBehavior, RestartWithoutFactory};
+use crate::actor::signal::{DeathPact, Signal};
+use crate::actor::supervision::Supervise;
+use crate::ground::failure::{CatchPanic, Failure, InvalidBehavior, RestartWithoutFactory};
+use crate::ground::message::Message;
 use crate::mailbox::Batch;
-use crate::message::Message;
-use crate::signal::{DeathPact, Signal};
-use crate::supervision::Supervise;
 
 /// The running incarnation.
 pub(crate) enum Running<P: Message> {
@@ -178,7 +178,7 @@ pub(crate) enum SignalAnswer<'a, P: Message> {
 
 /// Run a setup factory; a panic in it is a failure.
 fn run_setup<P: Message>(
-    factory: impl FnOnce() -> Result<crate::behavior::Started<P>, Failure>,
+    factory: impl FnOnce() -> Result<crate::actor::behavior::Started<P>, Failure>,
 ) -> Result<StartedKind<P>, Failure> {
     let started = catch_unwind(AssertUnwindSafe(factory)).map_err(Failure::from_panic)??;
     Ok(started.0)
@@ -290,7 +290,7 @@ impl<P: Message> NextStep<P> {
             return match next.kind {
                 Kind::Same => NextStep::Same,
                 Kind::Unhandled => NextStep::Unhandled(
-                    crate::reply::take_unhandled().unwrap_or(std::any::type_name::<P>()),
+                    crate::actor::reply::take_unhandled().unwrap_or(std::any::type_name::<P>()),
                 ),
                 Kind::Stopped => NextStep::Stop,
                 Kind::Unstash(unstash) => {

@@ -36,6 +36,8 @@
 
 pub(crate) mod adapter;
 mod any_ref;
+pub(crate) mod behavior;
+pub mod blocking;
 mod cell;
 pub(crate) mod context;
 mod core;
@@ -43,8 +45,13 @@ pub(crate) mod effects;
 pub(crate) mod incarnation;
 mod offer;
 pub(crate) mod promise;
+pub(crate) mod reply;
+pub(crate) mod signal;
 pub(crate) mod spawn;
+pub mod stash;
+pub mod supervision;
 pub(crate) mod system;
+pub mod timer;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -52,17 +59,17 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
-use crate::events::DeadLetterReason;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::message::{Accepts, Message};
 use crate::mailbox::{Envelope, Sent, SystemMessage, UserLane};
-use crate::message::{Accepts, Message};
 
 pub use self::any_ref::AnyActorRef;
 pub(crate) use self::core::{CellCore, Parent};
 pub use self::offer::Offer;
 pub(crate) use self::system::SystemShared;
 pub use self::system::{ActorSystem, Settings};
-pub(crate) use crate::path::{ActorPath, Address};
-pub(crate) use crate::path::{AnonymousName, validate_name, validate_segment};
+pub(crate) use crate::ground::path::{ActorPath, Address};
+pub(crate) use crate::ground::path::{AnonymousName, validate_name, validate_segment};
 
 /// The shared half of an actor: its identity, its system lane and its user lane. The
 /// cell task owns the rest.
@@ -148,8 +155,8 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::codec::WireContext<'_>,
-    ) -> Result<(), crate::codec::Undelivered>;
+        ctx: &crate::ground::codec::WireContext<'_>,
+    ) -> Result<(), crate::ground::codec::Undelivered>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -246,10 +253,10 @@ impl<P: Message> AnyCell for LocalCell<P> {
         &self,
         key: &str,
         bytes: &[u8],
-        ctx: &crate::codec::WireContext<'_>,
-    ) -> Result<(), crate::codec::Undelivered> {
-        use crate::codec::Undelivered;
-        use crate::codec::WireProblem;
+        ctx: &crate::ground::codec::WireContext<'_>,
+    ) -> Result<(), crate::ground::codec::Undelivered> {
+        use crate::ground::codec::Undelivered;
+        use crate::ground::codec::WireProblem;
         // Refused before decoding: the frame's letter names the peer.
         if self.core.lane().is_stopping_actor() {
             return Err(WireProblem::RecipientStopped.into());

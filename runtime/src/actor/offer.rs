@@ -6,9 +6,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::actor::ActorRef;
-use crate::events::DeadLetterReason;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::message::{Accepts, Message};
 use crate::mailbox::Offered;
-use crate::message::{Accepts, Message};
 
 /// The future of [`ActorRef::offer`]: resolves to `true` once the message is in the
 /// mailbox, `false` if the actor could not take it (it has stopped; the message is

@@ -43,9 +43,9 @@ use std::sync::Arc;
 
 use crate::actor::SystemShared;
 use crate::actor::{CellCore, LocalCell};
+use crate::ground::message::Message;
 pub(crate) use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{AnswerSlot, Look, UserLane};
-use crate::message::Message;
 
 /// A promise at `/system/promises/{uid}`, held by whoever awaits its answer.
 ///

@@ -17,6 +17,7 @@ use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 use tracing::Instrument;
 
+use crate::actor::behavior::Behavior;
 use crate::actor::core::ChildEntry;
 #[cfg(feature = "testkit")]
 use crate::actor::effects::KeptChild;
@@ -24,10 +25,9 @@ use crate::actor::effects::{Effects, Start};
 use crate::actor::{
     ActorRef, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
 };
-use crate::behavior::Behavior;
-use crate::error::SpawnError;
+use crate::ground::error::SpawnError;
+use crate::ground::message::Message;
 use crate::mailbox::{MailboxConfig, NEVER_RAN, UserLane};
-use crate::message::Message;
 
 /// The name a child is spawned under.
 pub(crate) enum ChildName<'a> {

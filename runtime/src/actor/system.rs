@@ -22,19 +22,19 @@ use tokio::runtime::Handle;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
+use crate::actor::behavior::{Behavior, Behaviors, IntoBehavior};
 use crate::actor::effects::Effects;
 use crate::actor::spawn::{self, ChildName};
 use crate::actor::{
     ActorPath, ActorRef, Address, AnonymousName, AnyActorRef, AnyCell, CellCore, Parent,
 };
-use crate::behavior::{Behavior, Behaviors, IntoBehavior};
-use crate::codec::WireLimits;
-use crate::error::{NotTopLevel, SpawnError};
-use crate::events::{DeadLetter, DeadLetterReason, EventStream};
-use crate::failure::Failure;
+use crate::ground::codec::WireLimits;
+use crate::ground::error::{NotTopLevel, SpawnError};
+use crate::ground::events::{DeadLetter, DeadLetterReason, EventStream};
+use crate::ground::failure::Failure;
+use crate::ground::message::{Message, Payload};
 use crate::mailbox::MailboxConfig;
-use crate::message::{Message, Payload};
-use crate::remote::links::Links;
+use crate::net::remote::links::Links;
 use std::time::Duration;
 
 /// The settings of an actor system.
@@ -504,7 +504,7 @@ impl fmt::Debug for ActorSystem {
 
 impl SystemShared {
     /// What frames from a peer are held to.
-    pub(crate) fn wire_limits(&self) -> crate::codec::WireLimits {
+    pub(crate) fn wire_limits(&self) -> crate::ground::codec::WireLimits {
         *self.settings.wire_limits()
     }
 

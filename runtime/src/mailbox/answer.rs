@@ -14,10 +14,10 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 
 use crate::actor::SystemShared;
-use crate::events::DeadLetterReason;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::message::Message;
 use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{Envelope, Sent};
-use crate::message::Message;
 
 /// Where the answer to an ask goes. In a system that tracks leaks, counted until it
 /// is answered (or every ref to it is gone), so a test can see an ask left waiting;

@@ -44,8 +44,8 @@ pub(crate) use self::system::{
 pub(crate) use self::user::{AdapterSlot, Batch, Forward, Offered, Sent, UserLane};
 
 use crate::actor::context::ActorContext;
-use crate::failure::Failure;
-use crate::message::Message;
+use crate::ground::failure::Failure;
+use crate::ground::message::Message;
 
 /// What travels on the user lane: a message; the tick of one of the actor's own
 /// timers, which the cell turns into the timer's message if the timer still runs; or
@@ -72,7 +72,7 @@ pub(crate) trait AdaptedMessage<P: Message>: Send {
     fn adapt(self: Box<Self>, ctx: &mut ActorContext<P>) -> Result<Option<P>, Failure>;
 
     /// It went nowhere: a dead letter naming the adapter it was told to.
-    fn dead_letter(self: Box<Self>, reason: crate::events::DeadLetterReason);
+    fn dead_letter(self: Box<Self>, reason: crate::ground::events::DeadLetterReason);
 }
 
 /// Work run inside the actor, on its user lane (see `ActorRef::run_in`): what it

@@ -15,8 +15,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::actor::AnyActorRef;
-use crate::codec::Encoded;
-use crate::events::DeadLetterReason;
+use crate::ground::codec::Encoded;
+use crate::ground::events::DeadLetterReason;
 use crate::mailbox::Refusal;
 
 /// A message encoded for the wire, when asked: `Message::encode_wire` of the

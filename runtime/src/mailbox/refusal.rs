@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::WireProblem;
+use crate::ground::codec::WireProblem;
 
 /// What comes out of a promise: the answer, or the refusal of the request by the
 /// state the asked actor was in.
@@ -210,7 +210,7 @@ fn peer_state_name(bytes: &[u8]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::{PEER_TEXT_LEN, Refusal};
-    use crate::codec::WireProblem;
+    use crate::ground::codec::WireProblem;
 
     #[test]
     fn a_peers_refusal_keeps_only_so_much_text() {

@@ -46,7 +46,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 use crate::actor::AnyActorRef;
-use crate::failure::Failure;
+use crate::ground::failure::Failure;
 
 /// A command or notification on an actor's system lane.
 #[derive(Debug)]

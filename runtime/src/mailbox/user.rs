@@ -72,12 +72,12 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::oneshot;
 
-use crate::events::DeadLetterReason;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::message::Message;
 use crate::mailbox::answer::{AnswerSlot, Look};
 use crate::mailbox::lock::{SpinGuard, SpinLock};
 use crate::mailbox::{Answer, Refusal};
 use crate::mailbox::{Envelope, MailboxConfig, Outbox, OverflowStrategy};
-use crate::message::Message;
 
 /// A deque whose buffer grew beyond this many envelopes (a burst) is given back when
 /// the reader next finds it empty. Below it the buffer stays, so steady traffic does

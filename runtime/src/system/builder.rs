@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::runtime::Handle;
 
 use crate::actor::{ActorSystem, Address, Settings};
+use crate::net::wire::{Registry, WireLimits};
 use crate::system::SystemError;
-use crate::wire::{Registry, WireLimits};
 
 /// Builds an [`ActorSystem`] with settings other than the defaults.
 ///
@@ -32,7 +32,7 @@ use crate::wire::{Registry, WireLimits};
 pub struct ActorSystemBuilder {
     settings: Settings,
     registry: Option<Registry>,
-    remote: Option<crate::remote::RemoteSettings>,
+    remote: Option<crate::net::remote::RemoteSettings>,
 }
 
 impl ActorSystemBuilder {
@@ -110,7 +110,7 @@ impl ActorSystemBuilder {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn remote(mut self, settings: crate::remote::RemoteSettings) -> Self {
+    pub fn remote(mut self, settings: crate::net::remote::RemoteSettings) -> Self {
         self.remote = Some(settings);
         self
     }
@@ -161,7 +161,7 @@ impl ActorSystemBuilder {
             Some(registry) => registry,
             None => Registry::linked()?,
         };
-        crate::remote::spawn::check_linked()?;
+        crate::net::remote::spawn::check_linked()?;
         let runtime = Handle::try_current().map_err(|_| SystemError::NoRuntime)?;
         let (address, listening) = match &self.remote {
             Some(remote) => {
@@ -176,11 +176,11 @@ impl ActorSystemBuilder {
         let system = ActorSystem::start(
             settings,
             address,
-            crate::remote::links::Links::new(registry),
+            crate::net::remote::links::Links::new(registry),
             runtime.clone(),
         );
         if let Some(listening) = listening {
-            let transport = crate::remote::transport::Transport::start(
+            let transport = crate::net::remote::transport::Transport::start(
                 &system.shared,
                 runtime,
                 listening.listener,
@@ -188,7 +188,7 @@ impl ActorSystemBuilder {
                 listening.tls,
                 listening.timing,
             )
-            .map_err(|error| crate::remote::RemoteError::Bind {
+            .map_err(|error| crate::net::remote::RemoteError::Bind {
                 address: system.address().to_string(),
                 reason: error.to_string(),
             })?;

@@ -22,15 +22,15 @@ pub enum SystemError {
     /// A wire key is registered for two types in this binary (or in the registry
     /// given to the builder).
     #[error(transparent)]
-    Wire(#[from] crate::wire::RegistryError),
+    Wire(#[from] crate::net::wire::RegistryError),
     /// A factory key is registered by two `#[remote_behavior]` functions in this
     /// binary, or a factory's arguments type can carry an `ActorRef`.
     #[error(transparent)]
-    Factory(#[from] crate::remote::spawn::SpawnerError),
+    Factory(#[from] crate::net::remote::spawn::SpawnerError),
     /// The remote settings cannot be used: a port that cannot be bound, or
     /// listening beyond loopback without a shared secret.
     #[error(transparent)]
-    Remote(#[from] crate::remote::RemoteError),
+    Remote(#[from] crate::net::remote::RemoteError),
     /// A setting is out of range.
     #[error("invalid setting `{setting}`: {reason}")]
     InvalidSetting {

@@ -8,10 +8,12 @@
 //! layer below, remote/ and wire/ included.
 
 use crate::actor::ActorSystem;
-use crate::failure::Failure;
+use crate::ground::failure::Failure;
 
 mod builder;
 mod error;
+pub(crate) mod scope;
+pub mod shutdown;
 mod termination;
 
 pub use self::builder::ActorSystemBuilder;

@@ -57,7 +57,7 @@ impl SystemShared {
         };
         let mut stopped = self.guardians_stopped.subscribe();
         // A timeout too large to add to the clock means no deadline at all.
-        let deadline = crate::clock::deadline_after(
+        let deadline = crate::ground::clock::deadline_after(
             tokio::time::Instant::now(),
             self.settings.shutdown_timeout(),
         );

@@ -7,8 +7,8 @@ use std::fmt;
 
 use crate::actor::ActorSystem;
 use crate::actor::{ActorPath, ActorRef, Address, Parent, validate_name};
-use crate::message::Message;
-use crate::path::InvalidName;
+use crate::ground::message::Message;
+use crate::ground::path::InvalidName;
 use crate::testkit::kit::DetachedMailbox;
 use crate::testkit::recorder::detached_cell;
 

@@ -11,17 +11,17 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use crate::actor::ActorSystem;
+use crate::actor::behavior::{Behavior, IntoBehavior};
 use crate::actor::context::ActorContext;
 use crate::actor::effects::Effects;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
+use crate::actor::signal::Signal;
+use crate::actor::timer::{TimerKey, TimerMode};
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
-use crate::behavior::{Behavior, IntoBehavior};
-use crate::failure::Failure;
+use crate::ground::failure::Failure;
+use crate::ground::message::{Accepts, Message};
 use crate::mailbox::{Batch, Envelope};
-use crate::message::{Accepts, Message};
-use crate::signal::Signal;
 use crate::testkit::recorder::{Recording, detached_cell};
-use crate::timer::{TimerKey, TimerMode};
 
 /// Something a behavior did through its context, recorded by a [`BehaviorTestKit`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::actor::ActorSystem;
 use crate::actor::Address;
-use crate::remote::RemoteSettings;
-use crate::remote::link::LinkFaults;
+use crate::net::remote::RemoteSettings;
+use crate::net::remote::link::LinkFaults;
 use crate::system::SystemError;
 
 /// Two systems, `a` and `b`, each listening on a loopback port the OS picked,

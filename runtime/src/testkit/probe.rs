@@ -13,12 +13,12 @@ use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::time::Instant;
 
 use crate::actor::ActorSystem;
+use crate::actor::behavior::Behaviors;
+use crate::actor::signal::Signal;
 use crate::actor::{ActorRef, AnyActorRef};
-use crate::behavior::Behaviors;
-use crate::error::SpawnError;
+use crate::ground::error::SpawnError;
+use crate::ground::message::Message;
 use crate::mailbox::SystemMessage;
-use crate::message::Message;
-use crate::signal::Signal;
 
 /// A real actor (under `/system`) whose messages go to the test, with expectations
 /// that each take a bound.

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use crate::actor::ActorSystem;
 use crate::actor::effects::{KeptChild, Recorder};
+use crate::actor::timer::{TimerKey, TimerMode};
 use crate::actor::{ActorPath, AnonymousName, AnyActorRef, LocalCell, Parent};
-use crate::message::Message;
+use crate::ground::message::Message;
 use crate::testkit::Effect;
-use crate::timer::{TimerKey, TimerMode};
 
 /// The effects of one behavior under test, in the order they happened, and the
 /// children it spawned. Shared by the kit, its context and its timers.

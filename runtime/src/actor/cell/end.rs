@@ -16,14 +16,14 @@
 //! `close_user_lane` letters, in the order they came, what every live stash handle
 //! holds, then the batch, then what is still queued (`RecipientStopped`).
 
+use crate::actor::behavior::Behavior;
 use crate::actor::incarnation::Running;
+use crate::actor::signal::Signal;
 use crate::actor::{AnyActorRef, CellCore, Parent};
-use crate::behavior::Behavior;
-use crate::events::DeadLetterReason;
-use crate::failure::Failure;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::failure::Failure;
+use crate::ground::message::Message;
 use crate::mailbox::{Envelope, SystemMessage};
-use crate::message::Message;
-use crate::signal::Signal;
 
 use super::{CellState, Phase};
 

@@ -23,11 +23,11 @@ use std::task::{Context, Poll};
 
 use super::Rare;
 use crate::actor::LocalCell;
+use crate::actor::behavior::Behavior;
 use crate::actor::incarnation::Guarded;
-use crate::behavior::Behavior;
-use crate::failure::Failure;
+use crate::ground::failure::Failure;
+use crate::ground::message::Message;
 use crate::mailbox::{SystemMessage, UnusedPromise, dropping_promises};
-use crate::message::Message;
 
 /// A handler's answer: there already, or the future of an `async` handler.
 pub(super) enum Answer<'a, P: Message> {

@@ -67,18 +67,18 @@ use std::time::Duration;
 
 use tokio::time::Sleep;
 
+use crate::actor::behavior::Behavior;
 use crate::actor::context::ActorContext;
 use crate::actor::incarnation::{
     AfterSignal, Dispatched, Guarded, NextStep, Running, SignalAnswer, Started,
 };
+use crate::actor::signal::{ChildFailed, Signal, Terminated};
+use crate::actor::supervision::{self, Decision, Level};
 use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
-use crate::behavior::Behavior;
-use crate::events::DeadLetterReason;
-use crate::failure::Failure;
+use crate::ground::events::DeadLetterReason;
+use crate::ground::failure::Failure;
+use crate::ground::message::Message;
 use crate::mailbox::{Batch, Envelope, MailboxOverflow, NEVER_RAN, SystemMessage};
-use crate::message::Message;
-use crate::signal::{ChildFailed, Signal, Terminated};
-use crate::supervision::{self, Decision, Level};
 
 mod end;
 mod interrupt;

@@ -97,7 +97,7 @@ impl<P: Message> CellState<P> {
             rare.children_since = children_since;
         }
         rare.backoff = delay.map(|delay| {
-            match crate::clock::deadline_after(tokio::time::Instant::now(), delay) {
+            match crate::ground::clock::deadline_after(tokio::time::Instant::now(), delay) {
                 Some(until) => Pause::Until(Box::pin(tokio::time::sleep_until(until))),
                 None => Pause::Forever,
             }

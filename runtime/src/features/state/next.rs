@@ -1,0 +1,161 @@
+//! What a switching handler answers: [`Next`], and the checks that keep a switch to
+//! the declared successors.
+
+use std::fmt;
+
+use crate::actor::context::ActorContext;
+use crate::actor::reply::ReplyTo;
+use crate::features::state::{StateMachine, StateOf};
+use crate::ground::failure::{Failure, IntoFailure};
+use crate::ground::message::Message;
+use crate::ground::message::NoReply;
+
+/// What a handler that takes its state by value (`self`) answers: stay in the
+/// state, stop the actor, or switch to a declared successor.
+///
+/// `S` is the state the handler belongs to, so a handler writes `-> Next<Self>`.
+/// [`Next::to`] accepts only the successors the actor's `states(..)` table declares
+/// for `S`; anything else does not compile.
+///
+/// A request's switching handler answers `(reply, Next<Self>)`.
+#[must_use = "a state's handler returns what happens next"]
+pub struct Next<S: StateOf> {
+    step: Step<<S::Machine as StateMachine>::States>,
+}
+
+/// What happens next, with the state as the machine holds it.
+pub(crate) enum Step<T> {
+    /// Stay in the state, put back.
+    Stay(T),
+    /// Switch to this state.
+    Switch(T),
+    /// Stop the actor.
+    Stop,
+}
+
+impl<S: StateOf> Next<S> {
+    /// Stay in this state: hand the state back (`Next::stay(self)`).
+    #[inline]
+    pub fn stay(state: S) -> Self {
+        Self {
+            step: Step::Stay(state.into_states()),
+        }
+    }
+
+    /// Stop the actor.
+    #[inline]
+    pub fn stop() -> Self {
+        Self { step: Step::Stop }
+    }
+
+    /// Switch to `target`, a declared successor of `S`. The stash, if the state
+    /// stashed anything, is replayed in front of the mailbox.
+    #[inline]
+    pub fn to<T>(target: T) -> Self
+    where
+        S: Transition<T>,
+    {
+        Self {
+            step: Step::Switch(S::into_successor(target)),
+        }
+    }
+}
+
+impl<S: StateOf> fmt::Debug for Next<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let machine = <S::Machine as StateMachine>::state_name;
+        match &self.step {
+            Step::Stay(_) => write!(f, "Next::stay({})", S::NAME),
+            Step::Switch(state) => write!(f, "Next::to({})", machine(state).unwrap_or("?")),
+            Step::Stop => f.write_str("Next::stop()"),
+        }
+    }
+}
+
+/// `Self` may switch to `Target`: implemented by `#[actor(states(..))]` for every
+/// switch its table declares, and by nothing else.
+///
+/// Every state also "switches" to a type nobody can build, so no state ever has a
+/// single impl: rustc then never guesses the target from the only impl, and a wrong
+/// switch always gets this message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot switch to `{Target}`; its declared successors are: `{Successors}`",
+    label = "not a declared successor of `{Self}`",
+    note = "a state switches only to the states its actor's `states(..)` table lists after it: add `{Target}` there (`{Self} => {Target}`), or switch to one of `{Successors}`"
+)]
+pub trait Transition<Target, Successors = <Self as StateOf>::Successors>: StateOf {
+    /// `target`, as the enum of the machine's states.
+    #[doc(hidden)]
+    fn into_successor(target: Target) -> <Self::Machine as StateMachine>::States;
+}
+
+/// A type with no values, which every state may "switch" to (see [`Transition`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Unreachable {}
+
+impl<S: StateOf> Transition<Unreachable> for S {
+    fn into_successor(target: Unreachable) -> <S::Machine as StateMachine>::States {
+        match target {}
+    }
+}
+
+/// What a switching handler of state `S` may answer for a message whose reply goes
+/// to `Slot`: a [`Next<S>`] for a message that is not a request, `(reply, Next<S>)`
+/// for a request, or a `Result` of either whose error fails the actor.
+#[diagnostic::on_unimplemented(
+    message = "a switching handler of `{S}` cannot answer with `{Self}` here",
+    label = "expected `Next<{S}>`, or `(reply, Next<{S}>)` for a request",
+    note = "a handler that takes `self` answers `Next<Self>` (`Next::stay(self)`, `Next::stop()`, `Next::to(successor)`), a request's handler `(reply, Next<Self>)`, or a `Result` of one of these"
+)]
+pub trait SwitchOutput<S: StateOf, Slot> {
+    /// Answer the request (if it is one) and give the step.
+    #[doc(hidden)]
+    #[allow(private_interfaces)]
+    fn into_step(
+        self,
+        reply: Slot,
+        ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
+    ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure>;
+}
+
+impl<S: StateOf> SwitchOutput<S, NoReply> for Next<S> {
+    #[inline]
+    #[allow(private_interfaces)]
+    fn into_step(
+        self,
+        _reply: NoReply,
+        _ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
+    ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
+        Ok(self.step)
+    }
+}
+
+impl<S: StateOf, R: Message> SwitchOutput<S, ReplyTo<R>> for (R, Next<S>) {
+    #[allow(private_interfaces)]
+    fn into_step(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
+    ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
+        let (answer, next) = self;
+        reply.send(answer, ctx.path(), ctx.system());
+        Ok(next.step)
+    }
+}
+
+impl<S: StateOf, Slot, T, E> SwitchOutput<S, Slot> for Result<T, E>
+where
+    T: SwitchOutput<S, Slot>,
+    E: IntoFailure,
+{
+    #[allow(private_interfaces)]
+    fn into_step(
+        self,
+        reply: Slot,
+        ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
+    ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
+        self.map_err(IntoFailure::into_failure)?
+            .into_step(reply, ctx)
+    }
+}
