@@ -8,7 +8,10 @@ and so is an import cycle between top-level modules (folders or files directly
 under `runtime/src`), whatever their layers.
 
 An import is a `use crate::...` tree or a `crate::a::b` path anywhere in the
-code (and `super::`/`self::` paths, resolved). Test modules are left out:
+code (and `super::`/`self::` paths, resolved). A method that a file adds to a
+type of a lower layer (an inherent `impl` of that type in a higher file) counts
+as an import of that file wherever it is called (`.name(` or `::name(`): a call
+through such an impl is a dependency the paths alone do not show. Test modules are left out:
 files named `tests.rs`, and `#[cfg(test)] mod NAME { .. }` blocks.
 
 `.ci/layers.allow` lists edges that are violations but known, one a line:
@@ -271,6 +274,13 @@ def main():
                 continue
             edges.setdefault((rel, target), "::".join(["crate"] + path))
 
+    texts = {}
+    for rel, full in files.items():
+        with open(full, encoding="utf-8") as f:
+            texts[rel] = strip_test_modules(strip_comments(f.read()))
+    for (a, b), example in extension_calls(texts).items():
+        edges.setdefault((a, b), example)
+
     allow = []
     if os.path.exists(ALLOW):
         with open(ALLOW, encoding="utf-8") as f:
@@ -353,6 +363,46 @@ def main():
         f"layers: {len(files)} files, {len(edges)} edges, {len(upward)} upward (allowed {allowed_count})"
     )
     return 1 if problems else 0
+
+
+def extension_calls(texts):
+    """Calls of methods that a file adds to a type defined in a lower layer.
+
+    Returns {(caller, impl file): example}. Only methods whose name no other
+    file defines are followed, so a common name (`stop`, `len`) cannot fake a
+    dependency.
+    """
+    defined = {}
+    for rel, text in texts.items():
+        for m in re.finditer(r"\b(?:struct|enum|trait|type)\s+(\w+)", text):
+            defined.setdefault(m.group(1), set()).add(rel)
+    fn_count = {}
+    for text in texts.values():
+        for m in re.finditer(r"\bfn\s+(\w+)", text):
+            fn_count[m.group(1)] = fn_count.get(m.group(1), 0) + 1
+    added = {}  # method name -> (impl file, type)
+    for rel, text in texts.items():
+        rank = rank_of(rel)
+        for m in re.finditer(r"^impl(?:<[^{]*?>)?\s+(\w+)(?:<[^{]*>)?\s*\{", text, flags=re.M):
+            ty = m.group(1)
+            homes = defined.get(ty, set())
+            if not homes or rel in homes:
+                continue
+            if not any(rank_of(h) is not None and rank is not None and rank_of(h) < rank for h in homes):
+                continue
+            depth, i = 1, m.end()
+            while depth and i < len(text):
+                depth += (text[i] == "{") - (text[i] == "}")
+                i += 1
+            for f in re.finditer(r"\bfn\s+(\w+)", text[m.end() : i]):
+                if fn_count.get(f.group(1)) == 1:
+                    added[f.group(1)] = (rel, ty)
+    edges = {}
+    for rel, text in texts.items():
+        for name, (home, ty) in added.items():
+            if home != rel and re.search(r"(?:\.|::)" + name + r"\s*\(", text):
+                edges.setdefault((rel, home), f"{ty}::{name} (added in {home})")
+    return edges
 
 
 def sccs(graph):

@@ -159,6 +159,13 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
     ) -> Result<(), crate::ground::codec::Undelivered>;
 }
 
+/// What the mailbox carries of this layer (its `Carried` seam): the identity that
+/// system messages and adapters name, and the context queued work runs with.
+impl crate::mailbox::Carried for crate::mailbox::Above {
+    type Identity = AnyActorRef;
+    type Context<P: Message> = context::ActorContext<P>;
+}
+
 impl<P: Message> LocalCell<P> {
     /// Put an envelope on the user lane. A message the actor can no longer take, or
     /// that its full mailbox refuses or pushes out, becomes a dead letter; `false`

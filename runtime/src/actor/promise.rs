@@ -59,7 +59,7 @@ pub(crate) fn promise<R: Message>(system: &Arc<SystemShared>) -> Arc<LocalCell<R
     let core = CellCore::promise(uid, system.clone());
     Arc::new(LocalCell {
         core,
-        user: UserLane::answer(AnswerSlot::new(system)),
+        user: UserLane::answer(AnswerSlot::new(system.pending_promise())),
     })
 }
 

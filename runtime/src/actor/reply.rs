@@ -14,9 +14,9 @@
 //! answered `unhandled`, from the generated `finish` to `NextStep::of`, in the same poll
 //! on the same thread.
 //!
-//! Layer: actor (the actor core, with `behavior/`, `signal.rs`, `supervision.rs`).
-//! Imports ground, the mailbox and the actor; decoding a reply-to ref from the wire
-//! is listed in `.ci/layers.allow`.
+//! Layer: actor. `ReplyTo`'s wire form (its `ReplySlot` impl: the ref a request's
+//! frame names, decoded into a live ref) lives with the refs on the wire, in
+//! `net/wire/refs.rs`.
 
 use std::fmt;
 
@@ -25,7 +25,7 @@ use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::{Failure, IntoFailure};
-use crate::ground::message::{Message, NoReply, ReplySlot};
+use crate::ground::message::{Message, NoReply};
 
 /// Where the answer to one request goes: the ref of whoever asked, or nobody when the
 /// request was told.
@@ -41,24 +41,6 @@ pub struct ReplyTo<T: Message> {
 impl<T: Message> Default for ReplyTo<T> {
     fn default() -> Self {
         Self::nobody()
-    }
-}
-
-impl<T: Message> ReplySlot for ReplyTo<T> {
-    fn to_wire(&self) -> Option<String> {
-        self.target.as_ref().map(ActorRef::wire_uri)
-    }
-
-    fn from_wire(reply_to: Option<&str>) -> Self {
-        reply_to
-            .and_then(crate::net::wire::resolve_in_context::<T>)
-            .map_or_else(Self::nobody, Self::to)
-    }
-
-    fn refuse(self, state: &'static str) {
-        if let Some(target) = self.target {
-            target.refuse_answer(crate::actor::promise::Refusal::NotHandled { state });
-        }
     }
 }
 
@@ -91,6 +73,19 @@ impl<T: Message> ReplyTo<T> {
     /// Whether someone awaits the answer.
     pub fn is_expected(&self) -> bool {
         self.target.is_some()
+    }
+
+    /// Whoever awaits the answer (what a request's frame names as its reply-to).
+    pub(crate) fn target(&self) -> Option<&ActorRef<T>> {
+        self.target.as_ref()
+    }
+
+    /// The request this answers went to a state that does not handle it: its asker
+    /// hears so at once (`ReplySlot::refuse`).
+    pub(crate) fn refuse_unhandled(self, state: &'static str) {
+        if let Some(target) = self.target {
+            target.refuse_answer(crate::actor::promise::Refusal::NotHandled { state });
+        }
     }
 
     /// Answer with what a request handler returns, from the actor of `ctx`, and

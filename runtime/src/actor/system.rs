@@ -1,9 +1,9 @@
 //! The actor system's handle and its shared state: guardians, spawning, uids, the
 //! event stream, dead letters. The builder, termination and the system's errors are
-//! `system/`'s, the composition root; the remote state is `remote/`'s (`Links`).
+//! `system/`'s, the composition root; the remote state is `net/remote/`'s (`Links`),
+//! held here as a [`RemoteState`] the core never looks into.
 //!
-//! Layer: actor. Imports ground, the mailbox and the actor; its one field of
-//! remote state is listed in `.ci/layers.allow`.
+//! Layer: actor. Imports ground, the mailbox and the actor.
 //!
 //!
 //! A system runs on the tokio runtime it is built in: every actor is a task spawned
@@ -33,8 +33,9 @@ use crate::ground::error::{NotTopLevel, SpawnError};
 use crate::ground::events::{DeadLetter, DeadLetterReason, EventStream};
 use crate::ground::failure::Failure;
 use crate::ground::message::{Message, Payload};
-use crate::mailbox::MailboxConfig;
-use crate::net::remote::links::Links;
+#[cfg(feature = "testkit")]
+use crate::mailbox::LeakCounts;
+use crate::mailbox::{MailboxConfig, Pending};
 use std::time::Duration;
 
 /// The settings of an actor system.
@@ -147,12 +148,10 @@ pub(crate) struct SystemShared {
     /// The first uid this system handed out: anonymous names count from it.
     pub(crate) first_uid: u64,
     pub(crate) live_cells: AtomicUsize,
-    /// Counted only when the settings say to track leaks.
+    /// Pending asks and running timers, counted only when the settings say to
+    /// track leaks.
     #[cfg(feature = "testkit")]
-    live_timers: AtomicUsize,
-    /// Counted only when the settings say to track leaks.
-    #[cfg(feature = "testkit")]
-    live_promises: AtomicUsize,
+    leaks: Arc<LeakCounts>,
     pub(crate) terminating: AtomicBool,
     /// Whether tracing was asked once to look at its callsites again, for a span
     /// that came out disabled under a scoped subscriber (see `refresh_tracing`).
@@ -169,10 +168,28 @@ pub(crate) struct SystemShared {
     /// `/system/promises`, the parent path of every ask's promise.
     pub(crate) promises: std::sync::OnceLock<ActorPath>,
     /// What the system keeps for links with other systems (the registry, the
-    /// transport, exported promises, cached routes): owned by `remote/`, which
-    /// alone reads it.
-    pub(crate) links: Links,
+    /// transport, exported promises, cached routes): made and read by the network
+    /// layer (`net/remote/links.rs`) alone; the core only holds it.
+    pub(crate) remote: RemoteState,
+    /// How this system terminates (stopping its tree within the shutdown timeout,
+    /// then telling peers and letting go of its links): the composition root's
+    /// procedure, called once an escalation reaches a guardian.
+    terminate: fn(&Arc<SystemShared>),
 }
+
+/// What the layers above the actor give a system they build: its remote state and
+/// how it terminates. The core holds both and looks into neither.
+pub(crate) struct Outer {
+    /// The state of its links with other systems (see [`RemoteState`]).
+    pub(crate) remote: RemoteState,
+    /// Begin terminating the system, once (the composition root's procedure).
+    pub(crate) terminate: fn(&Arc<SystemShared>),
+}
+
+/// The state of a system's links with other systems, as the core holds it: owned
+/// by the layer that links systems, which made it and alone reads it back (by its
+/// type), so the core names nothing of the network.
+pub(crate) type RemoteState = Box<dyn std::any::Any + Send + Sync>;
 
 #[derive(Clone)]
 pub(crate) struct Guardians {
@@ -197,7 +214,7 @@ impl ActorSystem {
     pub(crate) fn shared_for(
         settings: Settings,
         address: Address,
-        links: Links,
+        outer: Outer,
         runtime: Option<Handle>,
     ) -> Arc<SystemShared> {
         let first_uid = random_seed() >> 16;
@@ -210,9 +227,7 @@ impl ActorSystem {
             first_uid,
             live_cells: AtomicUsize::new(0),
             #[cfg(feature = "testkit")]
-            live_timers: AtomicUsize::new(0),
-            #[cfg(feature = "testkit")]
-            live_promises: AtomicUsize::new(0),
+            leaks: Arc::default(),
             terminating: AtomicBool::new(false),
             tracing_refreshed: AtomicBool::new(false),
             guardians: Mutex::new(None),
@@ -222,30 +237,27 @@ impl ActorSystem {
             cancelled: Mutex::new(Vec::new()),
             escalated: Mutex::new(None),
             promises: std::sync::OnceLock::new(),
-            links,
+            remote: outer.remote,
+            terminate: outer.terminate,
         })
     }
 
-    /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks.
+    /// The system of a `BehaviorTestKit`: no runtime, no guardians, no tasks; its
+    /// links link nothing.
     #[cfg(feature = "testkit")]
-    pub(crate) fn detached(name: &str) -> Self {
+    pub(crate) fn detached(name: &str, outer: Outer) -> Self {
         Self {
-            shared: Self::shared_for(
-                Settings::new(name),
-                Address::local(name),
-                Links::default(),
-                None,
-            ),
+            shared: Self::shared_for(Settings::new(name), Address::local(name), outer, None),
         }
     }
 
     pub(crate) fn start(
         settings: Settings,
         address: Address,
-        links: Links,
+        outer: Outer,
         runtime: Handle,
     ) -> Self {
-        let shared = Self::shared_for(settings, address, links, Some(runtime));
+        let shared = Self::shared_for(settings, address, outer, Some(runtime));
         let root = ActorPath::root(shared.address.clone());
         let guardian = |name: &str| {
             let core = CellCore::new(
@@ -602,12 +614,12 @@ impl SystemShared {
     /// Called only when [`tracks_leaks`](Self::tracks_leaks).
     #[cfg(feature = "testkit")]
     pub(crate) fn timer_started(&self) {
-        self.live_timers.fetch_add(1, Ordering::AcqRel);
+        self.leaks.timer_started();
     }
 
     #[cfg(feature = "testkit")]
     pub(crate) fn timer_stopped(&self) {
-        self.live_timers.fetch_sub(1, Ordering::AcqRel);
+        self.leaks.timer_stopped();
     }
 
     pub(crate) fn promises_path(&self) -> &ActorPath {
@@ -618,31 +630,27 @@ impl SystemShared {
         })
     }
 
-    /// Called only when [`tracks_leaks`](Self::tracks_leaks).
-    #[cfg(feature = "testkit")]
-    pub(crate) fn promise_created(&self) {
-        self.live_promises.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// A promise was answered, or went away unanswered: it no longer counts as pending.
-    #[cfg(feature = "testkit")]
-    pub(crate) fn promise_settled(&self) {
-        self.live_promises.fetch_sub(1, Ordering::AcqRel);
+    /// A new ask's place in the count of pending asks: counted when the system
+    /// tracks leaks (only with the `testkit` feature), empty otherwise.
+    pub(crate) fn pending_promise(&self) -> Pending {
+        #[cfg(feature = "testkit")]
+        if self.tracks_leaks() {
+            return Pending::promise(&self.leaks);
+        }
+        Pending::default()
     }
 
     /// The asks still waiting for their answer; `None` if the system does not count
     /// them.
     #[cfg(feature = "testkit")]
     pub(crate) fn live_promises(&self) -> Option<usize> {
-        self.tracks_leaks()
-            .then(|| self.live_promises.load(Ordering::Acquire))
+        self.tracks_leaks().then(|| self.leaks.promises())
     }
 
     /// The timers still running; `None` if the system does not count them.
     #[cfg(feature = "testkit")]
     pub(crate) fn live_timers(&self) -> Option<usize> {
-        self.tracks_leaks()
-            .then(|| self.live_timers.load(Ordering::Acquire))
+        self.tracks_leaks().then(|| self.leaks.timers())
     }
 
     /// An actor's span came out disabled though this thread has a subscriber: ask
@@ -750,7 +758,7 @@ impl SystemShared {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .get_or_insert(failure);
-        self.begin_termination();
+        (self.terminate)(self);
     }
 
     /// The outcome `when_terminated` reports.

@@ -9,14 +9,12 @@
 //! refuses it here (`refuse`), and the ask fails at once with the refusal.
 
 use std::mem;
-use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use crate::actor::SystemShared;
 use crate::ground::events::DeadLetterReason;
 use crate::ground::message::Message;
-use crate::mailbox::{Answer, Refusal};
+use crate::mailbox::{Answer, Pending, Refusal};
 use crate::mailbox::{Envelope, Sent};
 
 /// Where the answer to an ask goes. In a system that tracks leaks, counted until it
@@ -30,10 +28,9 @@ use crate::mailbox::{Envelope, Sent};
 /// gone) closes the channel.
 pub(crate) struct AnswerSlot<P: Message> {
     state: Answering<P>,
-    /// The system whose count this ask is in, when it counts (only with the
-    /// `testkit` feature, whose leak report reads the count).
-    #[cfg(feature = "testkit")]
-    counted: Option<Arc<SystemShared>>,
+    /// This ask in its system's count of pending asks, when the system counts
+    /// them (only with the `testkit` feature, whose leak report reads the count).
+    pending: Pending,
 }
 
 enum Answering<P: Message> {
@@ -60,18 +57,10 @@ pub(crate) enum Look<P: Message> {
 }
 
 impl<P: Message> AnswerSlot<P> {
-    pub(crate) fn new(system: &Arc<SystemShared>) -> Self {
-        #[cfg(feature = "testkit")]
-        let counted = system.tracks_leaks().then(|| {
-            system.promise_created();
-            system.clone()
-        });
-        #[cfg(not(feature = "testkit"))]
-        let _ = system;
+    pub(crate) fn new(pending: Pending) -> Self {
         Self {
             state: Answering::Open,
-            #[cfg(feature = "testkit")]
-            counted,
+            pending,
         }
     }
 
@@ -85,11 +74,8 @@ impl<P: Message> AnswerSlot<P> {
     }
 
     /// Answered, or gone unanswered: no longer pending.
-    pub(super) fn settle(&self) {
-        #[cfg(feature = "testkit")]
-        if let Some(system) = &self.counted {
-            system.promise_settled();
-        }
+    pub(super) fn settle(&mut self) {
+        self.pending.settle();
     }
 
     pub(super) fn answer(&mut self, answer: P) -> Result<(), (P, DeadLetterReason)> {

@@ -18,13 +18,15 @@
 //! hands each message to the adapter's owner as an [`Envelope::Adapted`].
 //!
 //! Layer: mailbox, above ground (names, messages, failures, events, the codec's
-//! vocabulary), below the actor. A lane that is not local is reached through the
-//! `Outbox` seam, which `remote/` implements. What it still names of the actor (the
-//! refs in system messages, the context that runs work and adapted messages) is
-//! listed in `.ci/layers.allow`.
+//! vocabulary), below the actor. Two seams reach up without naming what is above:
+//! `Outbox`, the lane of a ref to an actor of another system, which `net/remote/`
+//! implements; and `Carried`, the two types of the actor layer the mailbox carries
+//! and never looks into (the identity a system message names, and the context that
+//! runs queued work), which `actor/` fills in.
 
 mod answer;
 mod config;
+mod leaks;
 mod lock;
 mod outbox;
 mod refusal;
@@ -33,6 +35,9 @@ mod user;
 
 pub(crate) use self::answer::{AnswerSlot, Look};
 pub use self::config::{InvalidMailbox, MailboxConfig, MailboxOverflow, OverflowStrategy};
+#[cfg(feature = "testkit")]
+pub(crate) use self::leaks::LeakCounts;
+pub(crate) use self::leaks::Pending;
 pub(crate) use self::outbox::{
     Encode, Outbox, OutboxWait, OwedTurn, UnusedPromise, dropping_promises, unused_promise,
 };
@@ -43,9 +48,31 @@ pub(crate) use self::system::{
 };
 pub(crate) use self::user::{AdapterSlot, Batch, Forward, Offered, Sent, UserLane};
 
-use crate::actor::context::ActorContext;
+use std::fmt;
+
 use crate::ground::failure::Failure;
 use crate::ground::message::Message;
+
+/// The types of the layer above that the mailbox carries without looking into them:
+/// it stores and hands back an actor's identity, and hands queued work the context
+/// it runs with. The actor layer says what they are (`impl Carried for Above`), so
+/// the mailbox compiles against this seam and not against the cell.
+pub(crate) trait Carried {
+    /// An actor's identity with its protocol erased: what `Watch`, `Terminated` and
+    /// an adapter's owner name.
+    type Identity: Clone + fmt::Debug + Send + Sync + 'static;
+    /// The context that work queued for an actor of protocol `P` runs with.
+    type Context<P: Message>;
+}
+
+/// The layer above the mailbox, as the mailbox sees it: the one `Carried` impl.
+pub(crate) enum Above {}
+
+/// An actor's identity, as the mailbox carries it (see [`Carried::Identity`]).
+pub(crate) type Identity = <Above as Carried>::Identity;
+
+/// The context queued work runs with (see [`Carried::Context`]).
+pub(crate) type Context<P> = <Above as Carried>::Context<P>;
 
 /// What travels on the user lane: a message; the tick of one of the actor's own
 /// timers, which the cell turns into the timer's message if the timer still runs; or
@@ -69,7 +96,7 @@ pub(crate) trait AdaptedMessage<P: Message>: Send {
     /// Translate it inside the owner, with the adapter's current function: the
     /// message to handle, nothing (no adapter for its type: it is dead-lettered), or
     /// the owner's failure.
-    fn adapt(self: Box<Self>, ctx: &mut ActorContext<P>) -> Result<Option<P>, Failure>;
+    fn adapt(self: Box<Self>, ctx: &mut Context<P>) -> Result<Option<P>, Failure>;
 
     /// It went nowhere: a dead letter naming the adapter it was told to.
     fn dead_letter(self: Box<Self>, reason: crate::ground::events::DeadLetterReason);
@@ -78,4 +105,4 @@ pub(crate) trait AdaptedMessage<P: Message>: Send {
 /// Work run inside the actor, on its user lane (see `ActorRef::run_in`): what it
 /// returns is handled as a message, or nothing; an error or a panic is the actor's
 /// failure.
-pub(crate) type RunFn<P> = dyn FnOnce(&mut ActorContext<P>) -> Result<Option<P>, Failure> + Send;
+pub(crate) type RunFn<P> = dyn FnOnce(&mut Context<P>) -> Result<Option<P>, Failure> + Send;

@@ -14,9 +14,9 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::actor::AnyActorRef;
 use crate::ground::codec::Encoded;
 use crate::ground::events::DeadLetterReason;
+use crate::mailbox::Identity;
 use crate::mailbox::Refusal;
 
 /// A message encoded for the wire, when asked: `Message::encode_wire` of the
@@ -43,10 +43,10 @@ pub(crate) trait Outbox: Send + Sync {
 
     /// `watcher` watches this ref's actor (`me`), over the link; without one, it
     /// hears `Terminated` at once.
-    fn watch(&self, watcher: &AnyActorRef, me: &AnyActorRef);
+    fn watch(&self, watcher: &Identity, me: &Identity);
 
     /// `watcher` no longer watches this ref's actor.
-    fn unwatch(&self, watcher: &AnyActorRef, me: &AnyActorRef);
+    fn unwatch(&self, watcher: &Identity, me: &Identity);
 
     /// The request this ref (a promise on the peer) answers was refused here: say
     /// so to the peer.

@@ -45,8 +45,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
-use crate::actor::AnyActorRef;
 use crate::ground::failure::Failure;
+use crate::mailbox::Identity;
 
 /// A command or notification on an actor's system lane.
 #[derive(Debug)]
@@ -54,18 +54,18 @@ pub(crate) enum SystemMessage {
     /// Stop: from the parent, from `terminate()`, or from `ctx.stop(child)`.
     Stop,
     /// The sender wants `Terminated` when this actor stops.
-    Watch(AnyActorRef),
+    Watch(Identity),
     /// Watch this actor on the receiver's behalf (a test probe, told from outside).
     #[cfg(feature = "testkit")]
-    WatchFor(AnyActorRef),
+    WatchFor(Identity),
     /// The sender no longer wants `Terminated`.
-    Unwatch(AnyActorRef),
+    Unwatch(Identity),
     /// An actor this one watches has stopped.
-    Terminated(AnyActorRef),
+    Terminated(Identity),
     /// A child stopped with a failure it escalated to this actor.
     ChildFailed {
         /// The child that escalated.
-        child: AnyActorRef,
+        child: Identity,
         /// What it failed with.
         failure: Failure,
     },

@@ -128,7 +128,7 @@ pub(crate) trait Forward<F: Message>: Send + Sync + 'static {
     fn forward(&self, message: F) -> bool;
 
     /// The owner.
-    fn owner(&self) -> crate::actor::AnyActorRef;
+    fn owner(&self) -> crate::mailbox::Identity;
 }
 
 impl<F: Message> AdapterSlot<F> {
@@ -233,7 +233,7 @@ impl<P: Message> UserLane<P> {
     }
 
     /// The owner, for a message adapter's lane.
-    pub(crate) fn adapter_owner(&self) -> Option<crate::actor::AnyActorRef> {
+    pub(crate) fn adapter_owner(&self) -> Option<crate::mailbox::Identity> {
         match &*self.lock() {
             Lane::Adapter(slot) => Some(slot.forward.owner()),
             _ => None,

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tokio::runtime::Handle;
 
+use crate::actor::system::{Outer, SystemShared};
 use crate::actor::{ActorSystem, Address, Settings};
 use crate::net::wire::{Registry, WireLimits};
 use crate::system::SystemError;
@@ -176,7 +177,10 @@ impl ActorSystemBuilder {
         let system = ActorSystem::start(
             settings,
             address,
-            crate::net::remote::links::Links::new(registry),
+            Outer {
+                remote: Box::new(crate::net::remote::links::Links::new(registry)),
+                terminate: SystemShared::begin_termination,
+            },
             runtime.clone(),
         );
         if let Some(listening) = listening {
@@ -192,7 +196,7 @@ impl ActorSystemBuilder {
                 address: system.address().to_string(),
                 reason: error.to_string(),
             })?;
-            system.shared.links.set_transport(transport);
+            system.shared.links().set_transport(transport);
         }
         Ok(system)
     }

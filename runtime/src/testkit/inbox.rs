@@ -6,9 +6,11 @@
 use std::fmt;
 
 use crate::actor::ActorSystem;
+use crate::actor::system::{Outer, SystemShared};
 use crate::actor::{ActorPath, ActorRef, Address, Parent, validate_name};
 use crate::ground::message::Message;
 use crate::ground::path::InvalidName;
+use crate::net::remote::links::Links;
 use crate::testkit::kit::DetachedMailbox;
 use crate::testkit::recorder::detached_cell;
 
@@ -57,7 +59,13 @@ impl<M: Message> TestInbox<M> {
     }
 
     fn at(name: &str) -> Self {
-        let system = ActorSystem::detached("testkit");
+        let system = ActorSystem::detached(
+            "testkit",
+            Outer {
+                remote: Box::new(Links::default()),
+                terminate: SystemShared::begin_termination,
+            },
+        );
         let path = ActorPath::root(Address::local("testkit"))
             .child("user")
             .child(name);

@@ -16,11 +16,13 @@ use crate::actor::context::ActorContext;
 use crate::actor::effects::Effects;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
 use crate::actor::signal::Signal;
+use crate::actor::system::{Outer, SystemShared};
 use crate::actor::timer::{TimerKey, TimerMode};
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
 use crate::ground::failure::Failure;
 use crate::ground::message::{Accepts, Message};
 use crate::mailbox::{Batch, Envelope};
+use crate::net::remote::links::Links;
 use crate::testkit::recorder::{Recording, detached_cell};
 
 /// Something a behavior did through its context, recorded by a [`BehaviorTestKit`].
@@ -176,7 +178,13 @@ impl<P: Message> BehaviorTestKit<P> {
     ///
     /// The failure of the behavior's setup.
     pub fn try_new(behavior: impl IntoBehavior<P>) -> Result<Self, Failure> {
-        let system = ActorSystem::detached("testkit");
+        let system = ActorSystem::detached(
+            "testkit",
+            Outer {
+                remote: Box::new(Links::default()),
+                terminate: SystemShared::begin_termination,
+            },
+        );
         let path = ActorPath::root(Address::local("testkit"))
             .child("user")
             .child("testkit");

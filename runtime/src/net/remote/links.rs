@@ -1,14 +1,15 @@
 //! What a system keeps for links with other systems: the wire's registry, the
 //! transport, the promises exported for answers from peers, and the cache of the
 //! actors frames were delivered to. [`Links`] owns it; `SystemShared` holds it as
-//! one field, `links`, which only `remote/` and `wire/` read.
+//! its opaque `remote` field, which only `net/` reads back, through
+//! `SystemShared::links`.
 //!
 //! The exported promises and the route cache hold refs, and every cell holds its
 //! system, so both are emptied at termination (`release_links`).
 //!
 //! Layer: remote.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use crate::actor::SystemShared;
 use crate::actor::{AnyActorRef, AnyCell};
@@ -46,10 +47,19 @@ impl Links {
     }
 }
 
+/// The links of a system whose remote state is not `Links`, which no system is
+/// built with: they link nothing and decode no key.
+static UNLINKED: LazyLock<Links> = LazyLock::new(Links::default);
+
 impl SystemShared {
+    /// The system's links, from the remote state its builder gave it.
+    pub(crate) fn links(&self) -> &Links {
+        self.remote.downcast_ref().unwrap_or(&UNLINKED)
+    }
+
     /// The links to other systems, when the system has remote settings.
     pub(crate) fn transport(&self) -> Option<&Arc<Transport>> {
-        self.links.transport.get()
+        self.links().transport.get()
     }
 
     /// Export `cell` (an ask's promise or a message adapter, neither reachable by
@@ -59,7 +69,7 @@ impl SystemShared {
             // No answer can come back any more; holding it would keep the system.
             return;
         }
-        self.links
+        self.links()
             .exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -68,7 +78,7 @@ impl SystemShared {
 
     /// The live actor cached for a frame's `path`.
     pub(crate) fn cached_route(&self, path: &[u8]) -> Option<AnyActorRef> {
-        self.links
+        self.links()
             .routes
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -80,7 +90,7 @@ impl SystemShared {
         if self.is_terminating() {
             return;
         }
-        self.links
+        self.links()
             .routes
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -91,12 +101,12 @@ impl SystemShared {
     /// system has terminated, and each holds the system (or its port).
     pub(crate) fn release_links(&self) {
         // The port is free again once the system has terminated.
-        if let Some(transport) = self.links.transport.get() {
+        if let Some(transport) = self.links().transport.get() {
             transport.stop();
         }
         let routes = std::mem::take(
             &mut *self
-                .links
+                .links()
                 .routes
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner()),
@@ -104,7 +114,7 @@ impl SystemShared {
         drop(routes);
         let exported = std::mem::take(
             &mut *self
-                .links
+                .links()
                 .exported
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner()),
@@ -114,7 +124,7 @@ impl SystemShared {
 
     /// Whether a frame answered this system's promise `uid` lately.
     pub(crate) fn promise_was_answered(&self, uid: u64) -> bool {
-        self.links
+        self.links()
             .exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -124,7 +134,7 @@ impl SystemShared {
     /// The promise (while its asker waits) or adapter (while its owner lives)
     /// exported under `uid`.
     pub(crate) fn exported_ref(&self, uid: u64) -> Option<AnyActorRef> {
-        self.links
+        self.links()
             .exported
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -133,6 +143,6 @@ impl SystemShared {
 
     /// The wire keys this system decodes.
     pub(crate) fn wire_registry(&self) -> &Registry {
-        &self.links.registry
+        &self.links().registry
     }
 }

@@ -40,7 +40,7 @@ pub(crate) use self::deliver::{
 pub(crate) use self::frame::decode_frame;
 pub use self::frame::{FrameHeader, encode_frame, encode_message_frame};
 pub use self::refs::ResolveError;
-pub(crate) use self::refs::{Exported, Routes, noting_promise, resolve_in_context};
+pub(crate) use self::refs::{Exported, Routes, noting_promise};
 pub use self::registry::{Registration, Registry, RegistryBuilder, RegistryError};
 pub(crate) use crate::ground::codec::Undelivered;
 #[doc(hidden)]

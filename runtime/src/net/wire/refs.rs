@@ -23,9 +23,10 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::actor::context::ActorContext;
+use crate::actor::reply::ReplyTo;
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
 use crate::actor::{ActorSystem, SystemShared};
-use crate::ground::message::Message;
+use crate::ground::message::{Message, ReplySlot};
 use crate::mailbox::UserLane;
 use crate::net::remote::lane::{PROMISES, RemoteSlot};
 use crate::net::wire::{RemoteProtocol, WireProblem};
@@ -203,9 +204,27 @@ impl<'de, P: RemoteProtocol> Deserialize<'de> for ActorRef<P> {
     }
 }
 
+/// A request's reply-to crosses the wire as the URI of its ref (or nothing when
+/// the request was told), and comes back as a live ref in the decode context.
+impl<T: Message> ReplySlot for ReplyTo<T> {
+    fn to_wire(&self) -> Option<String> {
+        self.target().map(ActorRef::wire_uri)
+    }
+
+    fn from_wire(reply_to: Option<&str>) -> Self {
+        reply_to
+            .and_then(resolve_in_context::<T>)
+            .map_or_else(Self::nobody, Self::to)
+    }
+
+    fn refuse(self, state: &'static str) {
+        self.refuse_unhandled(state);
+    }
+}
+
 /// The live ref `uri` names, in the current decode context; `None` outside one or
 /// for a URI that names no live actor of protocol `P`.
-pub(crate) fn resolve_in_context<P: Message>(uri: &str) -> Option<ActorRef<P>> {
+fn resolve_in_context<P: Message>(uri: &str) -> Option<ActorRef<P>> {
     let system = decode_context()?;
     // A request's reply ref from its frame's header: dropped unused (its handler
     // failed, say), it reads the state of the actor the request was delivered to.
