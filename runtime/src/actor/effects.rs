@@ -29,8 +29,7 @@
 //! timers count themselves in `SystemShared` (`live_promises`, `live_timers`); live
 //! cells are always counted.
 //!
-//! Layer: actor. Imports ground, the mailbox and the actor; the timer's key and
-//! scheduler and `SystemShared` are listed in `.ci/layers.allow`.
+//! Layer: actor. Imports ground, the mailbox and the actor.
 
 #[cfg(feature = "testkit")]
 use std::any::Any;

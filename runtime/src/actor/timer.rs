@@ -42,7 +42,8 @@
 //! through `deadline_after` (asks leave their sleep unarmed, a backoff waits forever,
 //! termination waits without a timeout).
 
-// Layer: features (rank 3). Imports ground, the mailbox and the actor.
+// Layer: actor (rank 2): the context owns its timers. Imports ground, the mailbox
+// and the actor.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -6,8 +6,8 @@
 //! names the association, the frame encoder or the system's transport. The local
 //! lanes (an actor's mailbox, a promise's slot, an adapter) do not go through it.
 //!
-//! Layer: mailbox (the seam itself). Imports ground, and names the actor's refs and
-//! the refusal a peer's ask gets.
+//! Layer: mailbox (the seam itself). Imports ground; names an actor's identity only
+//! as the mailbox's `Identity` (see `Carried`).
 
 use std::cell::Cell;
 use std::fmt;

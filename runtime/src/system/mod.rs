@@ -5,7 +5,7 @@
 //! from here too.
 //!
 //! Layer: system, the top of `runtime/src` but for the testkit. May import every
-//! layer below, remote/ and wire/ included.
+//! layer below, the network (`net/`) included.
 
 use crate::actor::ActorSystem;
 use crate::ground::failure::Failure;

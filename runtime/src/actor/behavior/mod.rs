@@ -1,7 +1,6 @@
 //! Behaviors: what an actor does with the next message (see [`Behavior`]).
 //!
-//! Layer: actor (the actor core). Imports ground, the mailbox and the actor; the
-//! stash's replay kind is listed in `.ci/layers.allow`.
+//! Layer: actor. Imports ground, the mailbox and the actor.
 
 mod actor;
 mod convert;

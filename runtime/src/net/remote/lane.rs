@@ -28,7 +28,7 @@
 //! `SystemMessage::TurnOutcome`, sent once the turn's outcome is carried out. None of
 //! this is on the message path.
 //!
-//! Layer: remote. Implements the mailbox's `Outbox`; imports anything below.
+//! Layer: network. Implements the mailbox's `Outbox`; imports anything below.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -15,7 +15,7 @@
 //! whose every answer is a constant ("no fault"), so a production build carries no
 //! fault injection at all and the checks compile away.
 //!
-//! Layer: remote.
+//! Layer: network.
 
 #[cfg(feature = "testkit")]
 use std::sync::Mutex;

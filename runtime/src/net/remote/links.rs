@@ -7,7 +7,7 @@
 //! The exported promises and the route cache hold refs, and every cell holds its
 //! system, so both are emptied at termination (`release_links`).
 //!
-//! Layer: remote.
+//! Layer: network.
 
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 

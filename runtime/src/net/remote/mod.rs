@@ -31,7 +31,7 @@
 //! [`ActorSystem::reconnect`] (S43). `offer` on a remote ref waits for room in the
 //! outbound buffer (S47).
 
-// Layer: remote (rank 4, with wire/): links, associations, handshake, TLS, the
+// Layer: network (rank 4, `net/`, with wire/): links, associations, handshake, TLS, the
 // detector, remote spawn, the lane of a remote ref and the remote state (`links`).
 // Imports every layer below; system/ (the composition root) builds it.
 #![doc = ""]

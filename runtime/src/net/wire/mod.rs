@@ -24,7 +24,7 @@
 //!
 //! [`DeadLetterReason::FromPeer`]: crate::DeadLetterReason::FromPeer
 
-// Layer: remote (rank 4, with remote/): frames, the registry, refs on the wire,
+// Layer: network (rank 4, `net/`, with remote/): frames, the registry, refs on the wire,
 // delivery. Imports every layer below; the codec's vocabulary is in `codec.rs`.
 
 mod deliver;
