@@ -28,11 +28,12 @@ use std::sync::Arc;
 
 use crate::actor::SystemShared;
 use crate::actor::context::ActorContext;
+use crate::actor::lanes::{self, Envelope, Sent, UserLane};
 use crate::actor::{ActorPath, ActorRef, AnyActorRef, CellCore, LocalCell};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::Failure;
 use crate::ground::message::Message;
-use crate::mailbox::{AdaptedMessage, AdapterSlot, Envelope, Forward, Sent, UserLane};
+use crate::mailbox::{AdaptedMessage, AdapterSlot, Forward};
 
 /// The translation of one foreign type into the owner's protocol.
 type Translate<F, P> = dyn Fn(F) -> Result<P, Failure> + Send + Sync;
@@ -88,7 +89,7 @@ struct ToOwner<P: Message> {
 
 impl<F: Message, P: Message> Forward<F> for ToOwner<P> {
     fn forward(&self, message: F) -> bool {
-        let adapted: Box<dyn AdaptedMessage<P>> = Box::new(Adapted {
+        let adapted: Box<lanes::Adapted<P>> = Box::new(Adapted {
             message,
             adapter: self.adapter.clone(),
             system: self.system.clone(),
@@ -120,7 +121,7 @@ struct Adapted<F: Message> {
     system: Arc<SystemShared>,
 }
 
-impl<F: Message, P: Message> AdaptedMessage<P> for Adapted<F> {
+impl<F: Message, P: Message> AdaptedMessage<P, ActorContext<P>> for Adapted<F> {
     fn adapt(self: Box<Self>, ctx: &mut ActorContext<P>) -> Result<Option<P>, Failure> {
         match ctx.adapters().and_then(Adapters::get::<F, P>) {
             Some(translate) => translate(self.message).map(Some),

@@ -26,11 +26,11 @@ use std::task::{Context, Poll};
 use crate::actor::AnyActorRef;
 use crate::actor::behavior::{Actor, Behavior, Behaviors, HandledKind, Kind, Receive, StartedKind};
 use crate::actor::context::ActorContext;
+use crate::actor::lanes::Batch;
 use crate::actor::signal::{DeathPact, Signal};
 use crate::actor::supervision::Supervise;
 use crate::ground::failure::{CatchPanic, Failure, InvalidBehavior, RestartWithoutFactory};
 use crate::ground::message::Message;
-use crate::mailbox::Batch;
 
 /// The running incarnation.
 pub(crate) enum Running<P: Message> {

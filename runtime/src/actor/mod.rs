@@ -43,6 +43,7 @@ pub(crate) mod context;
 mod core;
 pub(crate) mod effects;
 pub(crate) mod incarnation;
+pub(crate) mod lanes;
 mod offer;
 pub(crate) mod promise;
 pub(crate) mod reply;
@@ -59,9 +60,10 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use crate::actor::lanes::{Envelope, Sent, UserLane};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::message::{Accepts, Message};
-use crate::mailbox::{Envelope, Sent, SystemMessage, UserLane};
+use crate::mailbox::SystemMessage;
 
 pub use self::any_ref::AnyActorRef;
 pub(crate) use self::core::{CellCore, Parent};
@@ -160,10 +162,9 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
 }
 
 /// What the mailbox carries of this layer (its `Carried` seam): the identity that
-/// system messages and adapters name, and the context queued work runs with.
+/// system messages and adapters name.
 impl crate::mailbox::Carried for crate::mailbox::Above {
     type Identity = AnyActorRef;
-    type Context<P: Message> = context::ActorContext<P>;
 }
 
 impl<P: Message> LocalCell<P> {
@@ -613,7 +614,7 @@ mod tests {
     // actor, and a 24-byte envelope at ~25% more per message on one thread.
     #[test]
     fn the_cell_and_the_envelope_keep_their_size() {
-        use crate::mailbox::Envelope;
+        use crate::actor::lanes::Envelope;
         assert!(std::mem::size_of::<super::LocalCell<u64>>() <= 176);
         assert_eq!(std::mem::size_of::<Envelope<u64>>(), 16);
         assert_eq!(std::mem::size_of::<super::Parent>(), 16);

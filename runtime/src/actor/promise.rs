@@ -42,10 +42,11 @@
 use std::sync::Arc;
 
 use crate::actor::SystemShared;
+use crate::actor::lanes::UserLane;
 use crate::actor::{CellCore, LocalCell};
 use crate::ground::message::Message;
 pub(crate) use crate::mailbox::{Answer, Refusal};
-use crate::mailbox::{AnswerSlot, Look, UserLane};
+use crate::mailbox::{AnswerSlot, Look};
 
 /// A promise at `/system/promises/{uid}`, held by whoever awaits its answer.
 ///

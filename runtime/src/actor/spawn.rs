@@ -22,12 +22,13 @@ use crate::actor::core::ChildEntry;
 #[cfg(feature = "testkit")]
 use crate::actor::effects::KeptChild;
 use crate::actor::effects::{Effects, Start};
+use crate::actor::lanes::UserLane;
 use crate::actor::{
     ActorRef, AnyActorRef, AnyCell, CellCore, LocalCell, Parent, cell, validate_name,
 };
 use crate::ground::error::SpawnError;
 use crate::ground::message::Message;
-use crate::mailbox::{MailboxConfig, NEVER_RAN, UserLane};
+use crate::mailbox::{MailboxConfig, NEVER_RAN};
 
 /// The name a child is spawned under.
 pub(crate) enum ChildName<'a> {

@@ -160,9 +160,9 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use crate::actor::ActorRef;
 use crate::actor::behavior::{Behavior, IntoBehavior, Kind};
+use crate::actor::lanes::{Batch, Envelope};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::message::{Accepts, Message};
-use crate::mailbox::{Batch, Envelope};
 use crate::mailbox::{UnusedPromise, dropping_promises};
 
 /// A stash of no room, refused when the behavior is built.

@@ -56,10 +56,10 @@ use tokio::task::AbortHandle;
 use crate::actor::SystemShared;
 use crate::actor::behavior::{Behavior, Behaviors, SetupOutput};
 use crate::actor::effects::Effects;
+use crate::actor::lanes::Envelope;
 use crate::actor::{ActorRef, LocalCell};
 use crate::ground::clock::{deadline_after, sleep_until_or_never};
 use crate::ground::message::{Accepts, Message};
-use crate::mailbox::Envelope;
 
 /// The key a timer is started, replaced and cancelled by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -161,7 +161,7 @@ impl<P: Message> AnswerSlot<P> {
         None
     }
 
-    pub(super) fn send(&mut self, envelope: Envelope<P>) -> Sent<P> {
+    pub(super) fn send<C>(&mut self, envelope: Envelope<P, C>) -> Sent<P, C> {
         match envelope {
             Envelope::Message(answer) => match self.answer(answer) {
                 Ok(()) => Sent::Queued,

@@ -20,9 +20,11 @@
 //! Layer: mailbox, above ground (names, messages, failures, events, the codec's
 //! vocabulary), below the actor. Two seams reach up without naming what is above:
 //! `Outbox`, the lane of a ref to an actor of another system, which `net/remote/`
-//! implements; and `Carried`, the two types of the actor layer the mailbox carries
-//! and never looks into (the identity a system message names, and the context that
-//! runs queued work), which `actor/` fills in.
+//! implements; and `Carried`, the identity a system message names, which `actor/`
+//! fills in. The context that queued work runs with is a type parameter (`C`) of
+//! the user lane and its envelopes, which the actor layer sets to its
+//! `ActorContext` (its aliases in `actor/lanes.rs`); an associated type in its place
+//! would make `Send` of a recursive generic protocol overflow.
 
 mod answer;
 mod config;
@@ -53,16 +55,13 @@ use std::fmt;
 use crate::ground::failure::Failure;
 use crate::ground::message::Message;
 
-/// The types of the layer above that the mailbox carries without looking into them:
-/// it stores and hands back an actor's identity, and hands queued work the context
-/// it runs with. The actor layer says what they are (`impl Carried for Above`), so
-/// the mailbox compiles against this seam and not against the cell.
+/// The type of the layer above that the mailbox carries without looking into it: an
+/// actor's identity with its protocol erased, which `Watch`, `Terminated` and an
+/// adapter's owner name. The actor layer says what it is (`impl Carried for Above`),
+/// so the mailbox compiles against this seam and not against the cell.
 pub(crate) trait Carried {
-    /// An actor's identity with its protocol erased: what `Watch`, `Terminated` and
-    /// an adapter's owner name.
+    /// An actor's identity with its protocol erased.
     type Identity: Clone + fmt::Debug + Send + Sync + 'static;
-    /// The context that work queued for an actor of protocol `P` runs with.
-    type Context<P: Message>;
 }
 
 /// The layer above the mailbox, as the mailbox sees it: the one `Carried` impl.
@@ -71,9 +70,6 @@ pub(crate) enum Above {}
 /// An actor's identity, as the mailbox carries it (see [`Carried::Identity`]).
 pub(crate) type Identity = <Above as Carried>::Identity;
 
-/// The context queued work runs with (see [`Carried::Context`]).
-pub(crate) type Context<P> = <Above as Carried>::Context<P>;
-
 /// What travels on the user lane: a message; the tick of one of the actor's own
 /// timers, which the cell turns into the timer's message if the timer still runs; or
 /// work the runtime queued to run inside the actor, in order with its messages.
@@ -81,22 +77,22 @@ pub(crate) type Context<P> = <Above as Carried>::Context<P>;
 /// The two rare kinds are boxed twice, so each is one thin pointer: an envelope is a
 /// word bigger than its message (16 bytes for a `u64`), not two, and a backlog of
 /// them is that much less memory to write and read.
-pub(crate) enum Envelope<P: Message> {
+pub(crate) enum Envelope<P: Message, C> {
     Message(P),
     Tick(u64),
-    Run(Box<Box<RunFn<P>>>),
+    Run(Box<Box<RunFn<P, C>>>),
     /// A message of another protocol, told to one of the actor's message adapters:
     /// translated inside the actor, in order with its messages.
-    Adapted(Box<Box<dyn AdaptedMessage<P>>>),
+    Adapted(Box<Box<dyn AdaptedMessage<P, C>>>),
 }
 
 /// A message that came through a message adapter, on its way into the actor that owns
 /// the adapter (see `actor::adapter`).
-pub(crate) trait AdaptedMessage<P: Message>: Send {
+pub(crate) trait AdaptedMessage<P: Message, C>: Send {
     /// Translate it inside the owner, with the adapter's current function: the
     /// message to handle, nothing (no adapter for its type: it is dead-lettered), or
     /// the owner's failure.
-    fn adapt(self: Box<Self>, ctx: &mut Context<P>) -> Result<Option<P>, Failure>;
+    fn adapt(self: Box<Self>, ctx: &mut C) -> Result<Option<P>, Failure>;
 
     /// It went nowhere: a dead letter naming the adapter it was told to.
     fn dead_letter(self: Box<Self>, reason: crate::ground::events::DeadLetterReason);
@@ -105,4 +101,4 @@ pub(crate) trait AdaptedMessage<P: Message>: Send {
 /// Work run inside the actor, on its user lane (see `ActorRef::run_in`): what it
 /// returns is handled as a message, or nothing; an error or a panic is the actor's
 /// failure.
-pub(crate) type RunFn<P> = dyn FnOnce(&mut Context<P>) -> Result<Option<P>, Failure> + Send;
+pub(crate) type RunFn<P, C> = dyn FnOnce(&mut C) -> Result<Option<P>, Failure> + Send;

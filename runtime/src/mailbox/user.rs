@@ -88,11 +88,11 @@ const KEEP_ROOM: usize = 32;
 /// unbounded mailbox in one go, and a stash it replays, put in front of that. Kept by
 /// the actor's task (boxed: one word in the task until a backlog first builds up),
 /// or by a test kit's reader.
-pub(crate) type Batch<P> = Option<Box<VecDeque<Envelope<P>>>>;
+pub(crate) type Batch<P, C> = Option<Box<VecDeque<Envelope<P, C>>>>;
 
 /// The reader has read all of its batch: the batch's buffer stays for the next
 /// backlog, unless a burst left it larger than [`KEEP_ROOM`].
-fn keep_for_next<P: Message>(batch: &mut Batch<P>) {
+fn keep_for_next<P: Message, C>(batch: &mut Batch<P, C>) {
     if batch
         .as_ref()
         .is_some_and(|taken| taken.capacity() > KEEP_ROOM)
@@ -105,12 +105,12 @@ fn keep_for_next<P: Message>(batch: &mut Batch<P>) {
 /// answer goes to. One lock around either, so the lane is no bigger than the
 /// mailbox: a lock around an enum lets the enum keep its tag in the queue's niche,
 /// where an enum of two locks would need a word of its own.
-pub(crate) struct UserLane<P: Message> {
-    lane: SpinLock<Lane<P>>,
+pub(crate) struct UserLane<P: Message, C> {
+    lane: SpinLock<Lane<P, C>>,
 }
 
-enum Lane<P: Message> {
-    Actor(Queue<P>),
+enum Lane<P: Message, C> {
+    Actor(Queue<P, C>),
     Answer(AnswerSlot<P>),
     Adapter(AdapterSlot<P>),
     Remote(Arc<dyn Outbox>),
@@ -137,8 +137,8 @@ impl<F: Message> AdapterSlot<F> {
     }
 }
 
-struct Queue<P: Message> {
-    items: VecDeque<Envelope<P>>,
+struct Queue<P: Message, C> {
+    items: VecDeque<Envelope<P, C>>,
     /// The task's waker, kept from its first wait until the actor ends.
     waker: Option<Waker>,
     /// Producers waiting in `offer` for room; allocated when the first has to wait.
@@ -160,7 +160,7 @@ struct Offers {
 }
 
 /// What a send did.
-pub(crate) enum Sent<P: Message> {
+pub(crate) enum Sent<P: Message, C> {
     /// Queued.
     Queued,
     /// Queued, and the oldest queued message was pushed out to make room for it.
@@ -169,7 +169,7 @@ pub(crate) enum Sent<P: Message> {
     /// first refusal since the actor last failed for one, so it must fail now.
     Full { message: P, fail: bool },
     /// The actor has stopped: the envelope comes back.
-    Refused(Envelope<P>),
+    Refused(Envelope<P, C>),
     /// An answer nobody takes any more: it comes back, with why.
     Unwanted(P, DeadLetterReason),
     /// Passed on by an adapter to an owner that had stopped: dead-lettered already.
@@ -187,7 +187,7 @@ pub(crate) enum Offered<P: Message> {
     Gone,
 }
 
-impl<P: Message> UserLane<P> {
+impl<P: Message, C> UserLane<P, C> {
     /// An actor's lane: a mailbox built as `config` says.
     pub(crate) fn actor(config: MailboxConfig) -> Self {
         Self::from(Lane::Actor(Queue {
@@ -240,14 +240,14 @@ impl<P: Message> UserLane<P> {
         }
     }
 
-    fn from(lane: Lane<P>) -> Self {
+    fn from(lane: Lane<P, C>) -> Self {
         Self {
             lane: SpinLock::new(lane),
         }
     }
 
     #[inline]
-    fn lock(&self) -> SpinGuard<'_, Lane<P>> {
+    fn lock(&self) -> SpinGuard<'_, Lane<P, C>> {
         self.lane.lock()
     }
 
@@ -272,7 +272,7 @@ impl<P: Message> UserLane<P> {
     /// The common case (an actor's open mailbox with room) is kept small, and hands
     /// back no more than `Sent::Queued`: every other case is in `send_slow`.
     #[inline]
-    pub(crate) fn send(&self, envelope: Envelope<P>, waiting: &AtomicBool) -> Sent<P> {
+    pub(crate) fn send(&self, envelope: Envelope<P, C>, waiting: &AtomicBool) -> Sent<P, C> {
         let mut lane = self.lock();
         let Lane::Actor(queue) = &mut *lane else {
             return Self::send_slow(lane, envelope, waiting);
@@ -293,10 +293,10 @@ impl<P: Message> UserLane<P> {
     #[cold]
     #[inline(never)]
     fn send_slow(
-        mut lane: SpinGuard<'_, Lane<P>>,
-        envelope: Envelope<P>,
+        mut lane: SpinGuard<'_, Lane<P, C>>,
+        envelope: Envelope<P, C>,
         waiting: &AtomicBool,
-    ) -> Sent<P> {
+    ) -> Sent<P, C> {
         let queue = match &mut *lane {
             Lane::Actor(queue) => queue,
             Lane::Answer(slot) => return slot.send(envelope),
@@ -362,9 +362,9 @@ impl<P: Message> UserLane<P> {
     pub(crate) fn poll_next(
         &self,
         cx: &Context<'_>,
-        batch: &mut Batch<P>,
+        batch: &mut Batch<P, C>,
         waiting: &AtomicBool,
-    ) -> Poll<Envelope<P>> {
+    ) -> Poll<Envelope<P, C>> {
         if let Some(taken) = batch
             && let Some(envelope) = taken.pop_front()
         {
@@ -414,7 +414,7 @@ impl<P: Message> UserLane<P> {
 
     /// The next envelope, if one is queued (the test kit's detached reader).
     #[cfg(feature = "testkit")]
-    pub(crate) fn try_next(&self) -> Option<Envelope<P>> {
+    pub(crate) fn try_next(&self) -> Option<Envelope<P, C>> {
         let (envelope, offer) = {
             let mut lane = self.lock();
             let Lane::Actor(queue) = &mut *lane else {
@@ -470,7 +470,7 @@ impl<P: Message> UserLane<P> {
                 }
                 // The owner's mailbox takes what an adapter hands it whatever its bound.
                 Lane::Adapter(slot) => {
-                    return match slot.send(Envelope::Message(message)) {
+                    return match slot.send(Envelope::<P, C>::Message(message)) {
                         Sent::Queued => Offered::Accepted,
                         _ => Offered::Gone,
                     };
@@ -534,7 +534,7 @@ impl<P: Message> UserLane<P> {
     /// Close the mailbox for good: later sends are refused. Returns what was queued,
     /// drops the task's waker (refs that outlive the task do not keep it), and wakes
     /// the offers waiting for room (they find it closed).
-    pub(crate) fn close(&self) -> VecDeque<Envelope<P>> {
+    pub(crate) fn close(&self) -> VecDeque<Envelope<P, C>> {
         let (items, waker, offers) = {
             let mut lane = self.lock();
             let Lane::Actor(queue) = &mut *lane else {
@@ -567,7 +567,7 @@ impl<P: Message> UserLane<P> {
     }
 }
 
-impl<P: Message> Queue<P> {
+impl<P: Message, C> Queue<P, C> {
     #[inline]
     fn is_full(&self) -> bool {
         self.capacity != 0 && self.items.len() >= self.capacity as usize
@@ -670,7 +670,7 @@ impl<P: Message> Queue<P> {
     }
 }
 
-impl<P: Message> UserLane<P> {
+impl<P: Message, C> UserLane<P, C> {
     /// The asker's look into its promise's slot; `alone` says whether the asker holds
     /// the only ref to the promise. Asked under the lock, so an answer given before
     /// the last other ref went is seen.
@@ -700,7 +700,7 @@ impl<P: Message> UserLane<P> {
 }
 
 impl<F: Message> AdapterSlot<F> {
-    fn send(&self, envelope: Envelope<F>) -> Sent<F> {
+    fn send<C>(&self, envelope: Envelope<F, C>) -> Sent<F, C> {
         match envelope {
             Envelope::Message(message) => {
                 if self.forward.forward(message) {
@@ -720,7 +720,7 @@ mod tests {
 
     use super::*;
 
-    fn lane_with(sent: std::ops::Range<u64>, lane: &UserLane<u64>, waiting: &AtomicBool) {
+    fn lane_with(sent: std::ops::Range<u64>, lane: &UserLane<u64, ()>, waiting: &AtomicBool) {
         for n in sent {
             assert!(matches!(
                 lane.send(Envelope::Message(n), waiting),
@@ -730,7 +730,11 @@ mod tests {
     }
 
     /// Read everything queued, through the batch, until the reader would wait.
-    fn read_all(lane: &UserLane<u64>, batch: &mut Batch<u64>, waiting: &AtomicBool) -> Vec<u64> {
+    fn read_all(
+        lane: &UserLane<u64, ()>,
+        batch: &mut Batch<u64, ()>,
+        waiting: &AtomicBool,
+    ) -> Vec<u64> {
         let cx = Context::from_waker(Waker::noop());
         let mut read = Vec::new();
         while let Poll::Ready(envelope) = lane.poll_next(&cx, batch, waiting) {
@@ -742,7 +746,7 @@ mod tests {
         read
     }
 
-    fn queue_room(lane: &UserLane<u64>) -> usize {
+    fn queue_room(lane: &UserLane<u64, ()>) -> usize {
         match &*lane.lock() {
             Lane::Actor(queue) => queue.items.capacity(),
             _ => panic!("an actor's lane"),
@@ -751,9 +755,9 @@ mod tests {
 
     #[test]
     fn small_backlogs_reuse_the_two_buffers() {
-        let lane = UserLane::<u64>::actor(MailboxConfig::unbounded());
+        let lane = UserLane::<u64, ()>::actor(MailboxConfig::unbounded());
         let waiting = AtomicBool::new(false);
-        let mut batch: Batch<u64> = None;
+        let mut batch: Batch<u64, ()> = None;
 
         lane_with(0..3, &lane, &waiting);
         assert_eq!(read_all(&lane, &mut batch, &waiting), [0, 1, 2]);
@@ -779,9 +783,9 @@ mod tests {
 
     #[test]
     fn a_burst_gives_both_buffers_back() {
-        let lane = UserLane::<u64>::actor(MailboxConfig::unbounded());
+        let lane = UserLane::<u64, ()>::actor(MailboxConfig::unbounded());
         let waiting = AtomicBool::new(false);
-        let mut batch: Batch<u64> = None;
+        let mut batch: Batch<u64, ()> = None;
 
         lane_with(0..(KEEP_ROOM as u64 * 4), &lane, &waiting);
         let read = read_all(&lane, &mut batch, &waiting);

@@ -15,13 +15,13 @@ use crate::actor::behavior::{Behavior, IntoBehavior};
 use crate::actor::context::ActorContext;
 use crate::actor::effects::Effects;
 use crate::actor::incarnation::{AfterSignal, Dispatched, Guarded, NextStep, Running, Started};
+use crate::actor::lanes::{Batch, Envelope};
 use crate::actor::signal::Signal;
 use crate::actor::system::{Outer, SystemShared};
 use crate::actor::timer::{TimerKey, TimerMode};
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, LocalCell, Parent};
 use crate::ground::failure::Failure;
 use crate::ground::message::{Accepts, Message};
-use crate::mailbox::{Batch, Envelope};
 use crate::net::remote::links::Links;
 use crate::testkit::recorder::{Recording, detached_cell};
 

@@ -424,3 +424,40 @@ async fn an_actor_handles_a_static_str_the_unit_and_a_tuple(system: ActorSystem)
         "RecorderMsg::Unit(..)"
     );
 }
+
+/// A protocol generic over what it wraps, whose `Message` impl asks the wrapped
+/// type to be `Send`, as a framework adapter writes it.
+pub struct Wrapped<M>(M);
+
+impl<M: Send + 'static> tapio::Message for Wrapped<M> {
+    type ReplySlot = tapio::NoReply;
+}
+
+/// What the wrapper carries here: a ref to an actor of the same wrapped protocol.
+pub enum Relay {
+    Pass(ActorRef<Wrapped<Relay>>, u64),
+    Done(u64),
+}
+
+// A protocol whose message carries a ref of its own generic type compiles (the
+// mailbox's types must not make `Send` of such a protocol recurse without end) and
+// its refs deliver: the relay passes the number on to the ref it was given.
+#[tapio::test(start_paused = true)]
+async fn a_generic_protocol_that_carries_its_own_refs_compiles_and_delivers(system: ActorSystem) {
+    let mut probe = TestProbe::<u64>::new(&system);
+    let out = probe.actor_ref().clone();
+    let relay = system
+        .spawn(
+            Behaviors::receive_message(move |Wrapped(relay): Wrapped<Relay>| {
+                match relay {
+                    Relay::Pass(to, n) => to.tell(Wrapped(Relay::Done(n + 1))),
+                    Relay::Done(n) => out.tell(n),
+                }
+                Behaviors::same()
+            }),
+            "relay",
+        )
+        .unwrap();
+    relay.tell(Wrapped(Relay::Pass(relay.clone(), 41)));
+    assert_eq!(probe.expect_message(SECOND).await, 42);
+}

@@ -18,12 +18,13 @@
 
 use crate::actor::behavior::Behavior;
 use crate::actor::incarnation::Running;
+use crate::actor::lanes::Envelope;
 use crate::actor::signal::Signal;
 use crate::actor::{AnyActorRef, CellCore, Parent};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::Failure;
 use crate::ground::message::Message;
-use crate::mailbox::{Envelope, SystemMessage};
+use crate::mailbox::SystemMessage;
 
 use super::{CellState, Phase};
 

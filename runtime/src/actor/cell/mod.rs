@@ -72,13 +72,14 @@ use crate::actor::context::ActorContext;
 use crate::actor::incarnation::{
     AfterSignal, Dispatched, Guarded, NextStep, Running, SignalAnswer, Started,
 };
+use crate::actor::lanes::{Batch, Envelope};
 use crate::actor::signal::{ChildFailed, Signal, Terminated};
 use crate::actor::supervision::{self, Decision, Level};
 use crate::actor::{ActorRef, AnyActorRef, LocalCell, Parent};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::Failure;
 use crate::ground::message::Message;
-use crate::mailbox::{Batch, Envelope, MailboxOverflow, NEVER_RAN, SystemMessage};
+use crate::mailbox::{MailboxOverflow, NEVER_RAN, SystemMessage};
 
 mod end;
 mod interrupt;

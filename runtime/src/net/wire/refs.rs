@@ -23,11 +23,11 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::actor::context::ActorContext;
+use crate::actor::lanes::UserLane;
 use crate::actor::reply::ReplyTo;
 use crate::actor::{ActorPath, ActorRef, Address, AnyActorRef, AnyCell, CellCore, LocalCell};
 use crate::actor::{ActorSystem, SystemShared};
 use crate::ground::message::{Message, ReplySlot};
-use crate::mailbox::UserLane;
 use crate::net::remote::lane::{PROMISES, RemoteSlot};
 use crate::net::wire::{RemoteProtocol, WireProblem};
 
