@@ -2,7 +2,7 @@
 //! generate written out by hand.
 //!
 //! Concepts: the protocol enum, the enum of states, `StateMachine` (which state
-//! handles a message), `StateOf` and `Transition` (the declared switches, the whole
+//! handles a message), `StateOf` and `transitions!` (the declared switches, the whole
 //! compile-time check), and `Machine`, the actor the runtime runs.
 //!
 //! Nothing here is needed in a real program; it is here so the macros hide nothing.
@@ -15,7 +15,7 @@
 
 use tapio::state::{
     Machine, Next, NoSuccessors, Parts, StateHandlers, StateMachine, StateOf, StateProtocol,
-    Transition,
+    transitions,
 };
 use tapio::{
     Accepts, ActorRef, ActorSystem, Behavior, Behaviors, Failure, Handled, Message, NoReply,
@@ -222,25 +222,16 @@ state_of!(Authenticating, Ready);
 state_of!(Ready, Closing);
 state_of!(Closing, NoSuccessors);
 
-// The table, `Disconnected => Authenticating, Authenticating => Ready, Ready =>
-// Closing, Closing`: one impl per arrow. `Next::to(x)` asks for `Self: Transition<X>`,
-// so a switch without an impl here does not compile.
-impl Transition<Authenticating> for Disconnected {
-    fn into_successor(target: Authenticating) -> ConnectionStates {
-        ConnectionStates::Authenticating(target)
-    }
-}
-
-impl Transition<Ready> for Authenticating {
-    fn into_successor(target: Ready) -> ConnectionStates {
-        ConnectionStates::Ready(target)
-    }
-}
-
-impl Transition<Closing> for Ready {
-    fn into_successor(target: Closing) -> ConnectionStates {
-        ConnectionStates::Closing(target)
-    }
+// The table, one row a state: `Next::to(x)` asks for `Self: Transition<X>`, so a
+// switch without a row here does not compile. `Transition` is sealed (a
+// hand-written impl does not compile); `transitions!` is the one way to declare it
+// without `#[actor(states(..))]`, and it takes each state once, so it cannot widen
+// a table the macro declared.
+transitions! {
+    Disconnected => Authenticating;
+    Authenticating => Ready;
+    Ready => Closing;
+    Closing => ;
 }
 
 /// The name of the message inside a protocol value.

@@ -339,6 +339,7 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
         };
         let transitions = row.successors.iter().map(|target| {
             quote_spanned! {target.span()=>
+                impl ::tapio::__private::Declared<#target> for #s {}
                 impl ::tapio::__private::Transition<#target> for #s {
                     #[inline]
                     fn into_successor(target: #target) -> #states {
@@ -348,6 +349,7 @@ pub(crate) fn expand(model: &MachineModel<'_>) -> TokenStream {
             }
         });
         quote! {
+            impl ::tapio::__private::DeclaredTable for #s {}
             impl ::tapio::__private::StateOf for #s {
                 type Machine = #self_ty;
                 type Successors = #successors;

@@ -126,7 +126,10 @@
 //!   one, and which state handles a message;
 //! - each state implements [`StateOf`] (its machine, its name, its successors) and
 //!   [`Transition<T>`] for every declared successor `T`; its block implements
-//!   `StateHandlers`;
+//!   `StateHandlers`. `Transition` is sealed: nothing but the table implements it
+//!   (a hand-written impl does not compile), and a machine written without the
+//!   macros declares its table with [`transitions!`], one row a state, which cannot
+//!   add to a state the macro declared;
 //! - a [`Machine<A>`] holds the data, the current state and the stash, and is the
 //!   [`Actor`] the runtime runs.
 //!
@@ -148,8 +151,10 @@ use std::num::NonZeroUsize;
 
 #[doc(hidden)]
 pub use self::next::Unreachable as next_unreachable;
-pub use self::next::{Next, SwitchOutput, Transition};
+pub use self::next::{Declared, DeclaredTable, Next, SwitchOutput, Transition};
 pub use self::stay::{StayNext, StayReply, Staying, stay_next};
+#[doc(inline)]
+pub use crate::__tapio_transitions as transitions;
 
 use crate::actor::behavior::{Actor, Behavior, Behaviors, Handled};
 use crate::actor::context::ActorContext;

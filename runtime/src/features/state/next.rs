@@ -73,7 +73,11 @@ impl<S: StateOf> fmt::Debug for Next<S> {
 }
 
 /// `Self` may switch to `Target`: implemented by `#[actor(states(..))]` for every
-/// switch its table declares, and by nothing else.
+/// switch its table declares, and for a machine written without the macros by
+/// [`transitions!`](crate::state::transitions). A hand-written impl does not
+/// compile: the trait is sealed by [`Declared`], which only those two implement,
+/// and each of them declares a state's whole row once, so a second table for the
+/// same state (widening the macro's) is a conflicting impl.
 ///
 /// Every state also "switches" to a type nobody can build, so no state ever has a
 /// single impl: rustc then never guesses the target from the only impl, and a wrong
@@ -83,16 +87,37 @@ impl<S: StateOf> fmt::Debug for Next<S> {
     label = "not a declared successor of `{Self}`",
     note = "a state switches only to the states its actor's `states(..)` table lists after it: add `{Target}` there (`{Self} => {Target}`), or switch to one of `{Successors}`"
 )]
-pub trait Transition<Target, Successors = <Self as StateOf>::Successors>: StateOf {
+pub trait Transition<Target, Successors = <Self as StateOf>::Successors>:
+    StateOf + Declared<Target>
+{
     /// `target`, as the enum of the machine's states.
     #[doc(hidden)]
     fn into_successor(target: Target) -> <Self::Machine as StateMachine>::States;
 }
 
+/// The seal of [`Transition`]: `Self => Target` is a row of a declared table.
+/// Implemented only by what `#[actor(states(..))]` and
+/// [`transitions!`](crate::state::transitions) write.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`Transition` is declared by a state machine's table, not implemented by hand",
+    label = "`{Self} => {Target}` is in no table",
+    note = "list the switch in the actor's table, `#[actor(states({Self} => {Target}, ..))]`; a machine written without the macros declares its table with `tapio::state::transitions!`"
+)]
+pub trait Declared<Target> {}
+
+/// One table a state: what `#[actor(states(..))]` and
+/// [`transitions!`](crate::state::transitions) write once for each state of the
+/// table they declare, so a state declared twice is a conflicting impl.
+#[doc(hidden)]
+pub trait DeclaredTable {}
+
 /// A type with no values, which every state may "switch" to (see [`Transition`]).
 #[doc(hidden)]
 #[derive(Debug)]
 pub enum Unreachable {}
+
+impl<S: StateOf> Declared<Unreachable> for S {}
 
 impl<S: StateOf> Transition<Unreachable> for S {
     fn into_successor(target: Unreachable) -> <S::Machine as StateMachine>::States {
@@ -158,4 +183,44 @@ where
         self.map_err(IntoFailure::into_failure)?
             .into_step(reply, ctx)
     }
+}
+
+/// Declare the table of a state machine written without the macros: for each state,
+/// the states it may switch to (none after the `=>` for a state that switches to
+/// nothing). Each state is listed once, with its whole row.
+///
+/// It implements [`Transition`] for every row, which nothing else may do outside
+/// `#[actor(states(..))]`; a state that the macro's table declares cannot be listed
+/// here as well (its impls would conflict), so this cannot widen a table.
+///
+/// ```ignore
+/// tapio::state::transitions! {
+///     Disconnected => Authenticating;
+///     Authenticating => Ready, Disconnected;
+///     Ready => Closing;
+///     Closing => ;
+/// }
+/// ```
+///
+/// The `state_machine_without_macros` example uses it, with every other impl the
+/// macros write spelled out by hand.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __tapio_transitions {
+    ($($state:ty => $($target:ty),* ;)*) => {
+        $(
+            impl $crate::__private::DeclaredTable for $state {}
+            $(
+                impl $crate::__private::Declared<$target> for $state {}
+                impl $crate::state::Transition<$target> for $state {
+                    #[inline]
+                    fn into_successor(
+                        target: $target,
+                    ) -> <<$state as $crate::state::StateOf>::Machine as $crate::state::StateMachine>::States {
+                        <$target as $crate::state::StateOf>::into_states(target)
+                    }
+                }
+            )*
+        )*
+    };
 }
