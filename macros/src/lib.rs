@@ -437,17 +437,24 @@ pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let Some(args) = parse::states::parse_state_args(args.into(), &mut errors) else {
         let error = errors.finish().err().map(errors::to_compile_errors);
-        let item = match &item {
-            syn::Item::Impl(block) => syn::Item::Impl(expand::state::user_block(block)),
-            other => other.clone(),
+        let (item, handlers) = match &item {
+            syn::Item::Impl(block) => (
+                syn::Item::Impl(expand::state::user_block(block)),
+                expand::state::refused(block),
+            ),
+            other => (other.clone(), proc_macro2::TokenStream::new()),
         };
-        return quote::quote!(#item #error).into();
+        return quote::quote!(#item #handlers #error).into();
     };
     let mut item = item;
     parse::states::name_the_actor_in_contexts(&mut item, &args.actor, &mut errors);
     let Some(mut model) = parse::states::parse_state(&item, args, &mut errors) else {
         let error = errors.finish().err().map(errors::to_compile_errors);
-        return quote::quote!(#item #error).into();
+        let handlers = match &item {
+            syn::Item::Impl(block) => expand::state::refused(block),
+            _ => proc_macro2::TokenStream::new(),
+        };
+        return quote::quote!(#item #handlers #error).into();
     };
     expand::state::check(&mut model, &mut errors);
     let self_ty = model.self_ty;

@@ -254,9 +254,9 @@ pub mod __private {
         Request, ResultWithError, UnknownSlot,
     };
     pub use crate::features::state::{
-        Declared, DeclaredTable, NoSuccessors, Parts, StateHandlers, StateMachine, StateOf,
-        StateProtocol, Staying, Transition, lost, next_unreachable as Unreachable, refuse, stash,
-        stay_next, switched, vacant,
+        Declared, DeclaredTable, HasState, NoSuccessors, Parts, StateHandlers, StateMachine,
+        StateOf, StateProtocol, Staying, Transition, lost, next_unreachable as Unreachable, refuse,
+        stash, stay_next, switched, vacant,
     };
     pub use crate::ground::message::{
         Accepts, Answers, Extract, Message, NoReply, Payload, Protocol, ReplySlot,

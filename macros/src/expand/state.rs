@@ -4,8 +4,9 @@
 //!
 //! The `StateHandlers` impl has higher-ranked bounds (the actor is a state machine, the
 //! state is one of its states, its protocol accepts each handled message), so a wrong
-//! actor or an unlisted state does not turn every generated line into an error: two
-//! explicit checks beside it report those facts once. `check` refuses two handlers for
+//! actor or an unlisted state does not turn every generated line into an error: one
+//! explicit check beside it reports those facts once, the second only if the first
+//! holds. `check` refuses two handlers for
 //! one message in one state; a second `#[state]` block for one state goes through
 //! `once_per_scope` and is one error. `#[on_entry]`/`#[on_exit]` belong to `#[state]`
 //! blocks only (`parse::actor::state_hook` refuses them on an `#[actor]` method, and
@@ -240,6 +241,32 @@ fn hook(model: &StateModel<'_>, handler: &StateHandler<'_>, protocol: &TokenStre
     }
 }
 
+/// What a refused `#[state]` block still declares, beside its error: the state's
+/// handlers, refusing every message, so the machine's table finds a block for the
+/// state and the refusal is the only error. Its bound is higher-ranked, so a type
+/// that is no state at all gets nothing more from it. Nothing for a generic block.
+pub(crate) fn refused(block: &syn::ItemImpl) -> TokenStream {
+    if !block.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ty = &block.self_ty;
+    let machine = quote!(<#ty as ::tapio::__private::StateOf>::Machine);
+    let msg = quote!(<#machine as ::tapio::__private::Protocol>::Msg);
+    quote_spanned! {ty.span()=>
+        impl ::tapio::__private::StateHandlers for #ty
+        where
+            for<'__tapio> #ty: ::tapio::__private::StateOf,
+        {
+            fn handle<'a>(
+                parts: ::tapio::__private::Parts<'a, #machine>,
+                message: #msg,
+            ) -> ::tapio::__private::Handled<'a, #msg> {
+                ::tapio::__private::refuse::<#machine, #ty>(parts, message)
+            }
+        }
+    }
+}
+
 /// `StateHandlers` for the state.
 pub(crate) fn expand(model: &StateModel<'_>, site: super::Site) -> TokenStream {
     let block = user_block(model.item);
@@ -304,19 +331,27 @@ pub(crate) fn expand(model: &StateModel<'_>, site: super::Site) -> TokenStream {
     });
     let messages: Vec<&syn::Type> = model.handlers.iter().filter_map(|h| h.message).collect();
     // The two facts the impl below assumes (its bounds are higher-ranked, so that a
-    // wrong actor gives these errors alone, not one per generated line). A message
+    // wrong actor gives this error alone, not one per generated line): the actor is a
+    // state machine, and this state is one of its states. One check, the second fact
+    // asked through the first (`HasState` on the machine's own type), so an actor
+    // that is no state machine is one error, not a second about its state. A message
     // outside the protocol leaves the impl without effect, and the actor's dispatch
     // names the message.
+    // rustc reports a failing `A: StateMachine` at the call, and a state missing
+    // from the table at the generic argument `A` (the bound goes through it): the
+    // call carries the actor's span and that argument the state's.
+    let mut actor_at_state = actor.clone();
+    actor_at_state.set_span(model.name.span());
     let machine_check = quote_spanned! {actor.span()=>
         const _: fn() = || {
-            fn is_a_state_machine<A: ::tapio::__private::StateMachine>() {}
-            is_a_state_machine::<#actor>();
-        };
-    };
-    let state_check = quote_spanned! {model.name.span()=>
-        const _: fn() = || {
-            fn is_a_state<S: ::tapio::__private::StateOf>() {}
-            is_a_state::<#state>();
+            fn is_a_state_of<A: ::tapio::__private::StateMachine, S>()
+            where
+                <A as ::tapio::__private::StateMachine>::Initial: ::tapio::__private::StateOf,
+                <<A as ::tapio::__private::StateMachine>::Initial as ::tapio::__private::StateOf>::Machine:
+                    ::tapio::__private::HasState<S>,
+            {
+            }
+            is_a_state_of::<#actor_at_state, #state>();
         };
     };
     let name = model.name;
@@ -329,7 +364,6 @@ pub(crate) fn expand(model: &StateModel<'_>, site: super::Site) -> TokenStream {
     .to_compile_error();
     let generated = quote! {
         #machine_check
-        #state_check
 
         impl ::tapio::__private::StateHandlers for #state
         where

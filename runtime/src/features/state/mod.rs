@@ -253,6 +253,15 @@ pub trait StateOf: Sized + Send + 'static {
     fn take(states: &mut <Self::Machine as StateMachine>::States) -> Option<Self>;
 }
 
+/// `S` is a state of the state machine `Self`: what a `#[state(Self)]` block checks,
+/// through the machine (`<<A as StateMachine>::Initial as StateOf>::Machine`), so
+/// that a block naming an actor that is no state machine is that one error, and
+/// not a second about its state.
+#[doc(hidden)]
+pub trait HasState<S> {}
+
+impl<A, S: StateOf<Machine = A>> HasState<S> for A {}
+
 /// The handlers of a state: implemented by its `#[state(Actor)]` block.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a state without a `#[state]` block",

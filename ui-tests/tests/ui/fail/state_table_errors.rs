@@ -22,4 +22,16 @@ pub struct Lonely;
 pub struct Island;
 pub struct Shore;
 
+// Every state of the table has its block, so only the table's errors show.
+#[state(Light)]
+impl Red {}
+#[state(Light)]
+impl Green {}
+#[state(Light)]
+impl Lonely {}
+#[state(Light)]
+impl Island {}
+#[state(Light)]
+impl Shore {}
+
 fn main() {}
