@@ -251,7 +251,7 @@ pub mod __private {
     pub use crate::actor::behavior::{Handled, IntoNext};
     pub use crate::actor::reply::{
         ErrorCannotFail, Finish, IntoReply, KnownSlotOutput, OutputCheck, OutputFinishes, ReplyTo,
-        Request, ResultWithError, UnknownSlot,
+        Request, ResultWithError, SlotFor, UnknownSlot,
     };
     pub use crate::features::state::{
         Declared, DeclaredTable, HasState, NoSuccessors, Parts, StateHandlers, StateMachine,

@@ -23,7 +23,7 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
     // place that asks for it is spanned there, so the compiler says it once.
     let slot = match &model.reply {
         Some(reply) => {
-            quote_spanned!(reply.span()=> type ReplySlot = ::tapio::__private::ReplyTo<#reply>;)
+            quote_spanned!(reply.span()=> type ReplySlot = <#reply as ::tapio::__private::SlotFor>::Slot;)
         }
         None => quote!(
             type ReplySlot = ::tapio::__private::NoReply;
@@ -33,8 +33,14 @@ pub(crate) fn expand(model: &MessageModel<'_>) -> TokenStream {
     // where an error points.
     let request = model.reply.as_ref().map(|reply| {
         let reply_type = quote_spanned!(reply.span()=> type Reply = #reply;);
+        // Guarded by a higher-ranked bound: a reply that is no message leaves this
+        // impl without effect, and the `ReplySlot` above says so once.
+        let mut guarded = where_clause.clone();
+        guarded
+            .predicates
+            .push(syn::parse_quote_spanned!(reply.span()=> for<'__tapio> #reply: ::tapio::__private::Message));
         quote! {
-            impl #impl_generics ::tapio::__private::Request for #ident #type_generics #where_clause {
+            impl #impl_generics ::tapio::__private::Request for #ident #type_generics #guarded {
                 #reply_type
             }
         }

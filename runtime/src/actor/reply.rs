@@ -25,7 +25,7 @@ use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::{Failure, IntoFailure};
-use crate::ground::message::{Message, NoReply};
+use crate::ground::message::{Message, NoReply, ReplySlot};
 
 /// Where the answer to one request goes: the ref of whoever asked, or nobody when the
 /// request was told.
@@ -42,6 +42,19 @@ impl<T: Message> Default for ReplyTo<T> {
     fn default() -> Self {
         Self::nobody()
     }
+}
+
+/// The reply slot of a request whose reply is `Self`: what `#[message(reply = T)]`
+/// names as its `ReplySlot`, so a reply type that is no message is one error (this
+/// bound), not one more for every place the slot's type is checked.
+#[doc(hidden)]
+pub trait SlotFor {
+    /// `ReplyTo<Self>`.
+    type Slot: ReplySlot;
+}
+
+impl<T: Message> SlotFor for T {
+    type Slot = ReplyTo<T>;
 }
 
 /// A message that is answered with exactly one `Reply`.
