@@ -56,11 +56,13 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
     });
     // A message registered for the wire derives serde's traits, through tapio's
     // re-export, so the program needs no serde dependency of its own.
+    let mut checks = proc_macro2::TokenStream::new();
     let item = match model.as_ref().and_then(|model| model.remote.as_ref()) {
         Some(_) => {
             let mut item = item.clone();
             drop_user_serde_derives(&mut item, &mut errors);
-            route_fields_through_one_bound(&mut item);
+            let checked = guard_wire_fields(&mut item);
+            checks = wire_checks(&checked);
             let derive: [syn::Attribute; 2] = [
                 syn::parse_quote!(#[derive(::tapio::__private::serde::Serialize, ::tapio::__private::serde::Deserialize)]),
                 syn::parse_quote!(#[serde(crate = "::tapio::__private::serde")]),
@@ -78,10 +80,11 @@ pub fn message(args: TokenStream, item: TokenStream) -> TokenStream {
         None => item,
     };
     match errors.finish() {
-        Ok(()) => quote::quote!(#item #generated).into(),
+        Ok(()) => quote::quote!(#item #generated #checks).into(),
         Err(error) => {
             let mut tokens = fallback::item_with_errors(&item, error);
             tokens.extend(generated);
+            tokens.extend(checks);
             tokens.into()
         }
     }
@@ -113,12 +116,12 @@ fn drop_user_serde_derives(item: &mut syn::Item, errors: &mut Errors) {
         if !paths.iter().any(is_serde) {
             return true;
         }
-        for path in paths.iter().filter(|path| is_serde(path)) {
-            errors.error(
-                path,
-                "`#[message(remote = ..)]` derives `Serialize` and `Deserialize` itself, through tapio's own serde: remove this derive (and any `#[serde(crate = ..)]`)",
-            );
-        }
+        // One error for the derive, on its serde names, however many it lists.
+        let serde_paths: Vec<&syn::Path> = paths.iter().filter(|path| is_serde(path)).collect();
+        errors.error(
+            quote::quote!(#(#serde_paths),*),
+            "`#[message(remote = ..)]` derives `Serialize` and `Deserialize` itself, through tapio's own serde: remove them from this derive (and any `#[serde(crate = ..)]`)",
+        );
         let kept: Vec<&syn::Path> = paths.iter().filter(|path| !is_serde(path)).collect();
         if kept.is_empty() {
             return false;
@@ -143,16 +146,20 @@ fn serde_keys(attrs: &[syn::Attribute]) -> Vec<String> {
         .collect()
 }
 
-/// Give each field of a message registered for the wire
-/// `#[serde(with = "::tapio::__private::wire_field")]`, which (de)serializes it as
-/// its own type does, behind one bound: a field whose type lacks serde's traits is
-/// then an error on that type saying what to derive (one from each derive), where
-/// serde's derive alone gives one per place it uses the field (four for a struct's
-/// field). Fields that
-/// serde reads otherwise already (`with`, `skip`, `flatten`, ..), and types whose
-/// whole shape is written otherwise (`transparent`, `from`, `into`, ..), are left
-/// to serde, and so are fields that hold an `ActorRef` (see below).
-fn route_fields_through_one_bound(item: &mut syn::Item) {
+/// Check each field of a message registered for the wire once, on its type, and
+/// keep serde's derive from checking it again. Each field is (de)serialized
+/// through two functions written beside the message (`wire_field_fns`), which ask
+/// nothing of the field's type: they reach serde's impls when the type has them
+/// (autoref picks them), and an impl that fails at run time otherwise, which no
+/// program ever runs, because the check `wire_checks` writes for the type refuses
+/// to compile it. So a field type without serde's traits is one error, on the
+/// type, not one per place serde's derive uses the field (four for a struct's
+/// field), and the message itself still implements serde's traits, so nothing that
+/// uses it fails again. Fields that serde reads otherwise (`with`, `skip`,
+/// `flatten`, ..) and types whose whole shape is written otherwise (`transparent`,
+/// `from`, `into`, ..) are left to serde. Returns each routed field's type and the
+/// names of its two functions.
+fn guard_wire_fields(item: &mut syn::Item) -> Vec<(syn::Type, syn::Ident, syn::Ident)> {
     const WHOLE: &[&str] = &["transparent", "from", "try_from", "into", "remote"];
     const FIELD: &[&str] = &[
         "with",
@@ -164,42 +171,97 @@ fn route_fields_through_one_bound(item: &mut syn::Item) {
         "flatten",
         "getter",
     ];
-    let route = |fields: &mut syn::Fields| {
-        for field in fields.iter_mut() {
-            // A ref crosses when its protocol is registered: serde's own error
-            // names the message that is not, which this bound would hide.
-            let carries_ref = quote::ToTokens::to_token_stream(&field.ty)
-                .into_iter()
-                .any(|tree| mentions(&tree, "ActorRef"));
-            if carries_ref
-                || serde_keys(&field.attrs)
-                    .iter()
-                    .any(|key| FIELD.contains(&key.as_str()))
-            {
-                continue;
-            }
-            let mut path = proc_macro2::Literal::string("::tapio::__private::wire_field");
-            path.set_span(syn::spanned::Spanned::span(&field.ty));
-            field.attrs.push(syn::parse_quote!(#[serde(with = #path)]));
-        }
-    };
     let has = |attrs: &[syn::Attribute], keys: &[&str]| {
         serde_keys(attrs)
             .iter()
             .any(|key| keys.contains(&key.as_str()))
     };
+    let mut routed = Vec::new();
+    let mut route = |owner: &syn::Ident, fields: &mut syn::Fields| {
+        for field in fields.iter_mut() {
+            if has(&field.attrs, FIELD) {
+                continue;
+            }
+            let n = routed.len();
+            let span = syn::spanned::Spanned::span(&field.ty);
+            let ser = quote::format_ident!("__tapio_wire_serialize_{}_{}", owner, n, span = span);
+            let de = quote::format_ident!("__tapio_wire_deserialize_{}_{}", owner, n, span = span);
+            let ser_path = proc_macro2::Literal::string(&ser.to_string());
+            let de_path = proc_macro2::Literal::string(&de.to_string());
+            field
+                .attrs
+                .push(syn::parse_quote!(#[serde(serialize_with = #ser_path, deserialize_with = #de_path)]));
+            routed.push((field.ty.clone(), ser, de));
+        }
+    };
     match item {
-        syn::Item::Struct(item) if !has(&item.attrs, WHOLE) => route(&mut item.fields),
-        syn::Item::Enum(item) if !has(&item.attrs, WHOLE) => {
+        syn::Item::Struct(item) if !has(&item.attrs, WHOLE) && item.generics.params.is_empty() => {
+            route(&item.ident, &mut item.fields);
+        }
+        syn::Item::Enum(item) if !has(&item.attrs, WHOLE) && item.generics.params.is_empty() => {
             // A variant's own `with` or `skip` covers its fields.
             for variant in &mut item.variants {
                 if !has(&variant.attrs, FIELD) {
-                    route(&mut variant.fields);
+                    route(&item.ident, &mut variant.fields);
                 }
             }
         }
         _ => {}
     }
+    routed
+}
+
+/// What `guard_wire_fields` routed: each field's two functions, and one check of
+/// each field type, on the type. A field that holds an `ActorRef` is asked for
+/// `Serialize` (its error names the message of the ref's protocol that is not
+/// registered), any other for serde's two traits at once (`WireField`, whose
+/// message says what to derive).
+fn wire_checks(routed: &[(syn::Type, syn::Ident, syn::Ident)]) -> proc_macro2::TokenStream {
+    let mut checked: Vec<String> = Vec::new();
+    let mut tokens = proc_macro2::TokenStream::new();
+    for (ty, ser, de) in routed {
+        tokens.extend(quote::quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, clippy::ptr_arg, clippy::trivially_copy_pass_by_ref)]
+            fn #ser<__S: ::tapio::__private::serde::Serializer>(
+                value: &#ty,
+                serializer: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                #[allow(unused_imports)]
+                use ::tapio::__private::{SerdeWire as _, NoSerdeWire as _};
+                (&::tapio::__private::WireProbe::<#ty>::new()).wire_serialize(value, serializer)
+            }
+
+            #[doc(hidden)]
+            #[allow(non_snake_case)]
+            fn #de<'de, __D: ::tapio::__private::serde::Deserializer<'de>>(
+                deserializer: __D,
+            ) -> ::core::result::Result<#ty, __D::Error> {
+                #[allow(unused_imports)]
+                use ::tapio::__private::{SerdeWire as _, NoSerdeWire as _};
+                (&::tapio::__private::WireProbe::<#ty>::new()).wire_deserialize(deserializer)
+            }
+        });
+        let text = quote::ToTokens::to_token_stream(ty).to_string();
+        if checked.contains(&text) {
+            continue;
+        }
+        checked.push(text);
+        let carries_ref = quote::ToTokens::to_token_stream(ty)
+            .into_iter()
+            .any(|tree| mentions(&tree, "ActorRef"));
+        let call = if carries_ref {
+            quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> ::tapio::__private::wire_ref_field::<#ty>())
+        } else {
+            quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> ::tapio::__private::wire_field::<#ty, _>())
+        };
+        tokens.extend(quote::quote! {
+            const _: fn() = || {
+                #call;
+            };
+        });
+    }
+    tokens
 }
 
 /// Whether `tree` is, or holds, the identifier `name`.
@@ -469,39 +531,18 @@ pub fn state(args: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{hygiene_context, route_fields_through_one_bound};
+    use super::{guard_wire_fields, hygiene_context};
 
-    /// The fields of `item`, after routing, that go through `wire_field`.
-    fn routed(mut item: syn::Item) -> Vec<String> {
-        route_fields_through_one_bound(&mut item);
-        let fields: Vec<syn::Field> = match item {
-            syn::Item::Struct(item) => item.fields.into_iter().collect(),
-            syn::Item::Enum(item) => item
-                .variants
-                .into_iter()
-                .flat_map(|variant| variant.fields)
-                .collect(),
-            _ => Vec::new(),
-        };
-        fields
-            .into_iter()
-            .filter(|field| {
-                field.attrs.iter().any(|attr| {
-                    quote::ToTokens::to_token_stream(attr)
-                        .to_string()
-                        .contains("wire_field")
-                })
-            })
-            .map(|field| {
-                field
-                    .ident
-                    .map_or_else(|| "_".into(), |name| name.to_string())
-            })
+    /// The field types of `item` that `guard_wire_fields` routes.
+    fn guarded(mut item: syn::Item) -> Vec<String> {
+        guard_wire_fields(&mut item)
+            .iter()
+            .map(|(ty, _, _)| quote::ToTokens::to_token_stream(ty).to_string())
             .collect()
     }
 
     #[test]
-    fn wire_fields_go_through_one_bound_unless_serde_reads_them_otherwise() {
+    fn wire_fields_are_checked_once_unless_serde_reads_them_otherwise() {
         let order: syn::Item = syn::parse_quote! {
             pub struct Order {
                 pub name: String,
@@ -514,12 +555,15 @@ mod tests {
                 pub reply_to: Option<ActorRef<Shelf>>,
             }
         };
-        assert_eq!(routed(order), ["name", "count"]);
+        assert_eq!(
+            guarded(order),
+            ["String", "u32", "Option < ActorRef < Shelf > >"]
+        );
         let whole: syn::Item = syn::parse_quote! {
             #[serde(try_from = "u32")]
             pub struct Even(u32);
         };
-        assert!(routed(whole).is_empty());
+        assert!(guarded(whole).is_empty());
         let update: syn::Item = syn::parse_quote! {
             pub enum Update {
                 Set { value: u64 },
@@ -528,7 +572,7 @@ mod tests {
                 Clear,
             }
         };
-        assert_eq!(routed(update), ["value"]);
+        assert_eq!(guarded(update), ["u64"]);
     }
 
     #[test]

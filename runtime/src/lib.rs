@@ -313,11 +313,12 @@ pub mod __private {
     pub fn typed_helper<T: TypedHelper>() {}
 
     /// A field of a message registered for the wire: serde's `Serialize` and
-    /// `Deserialize`, asked for once. `#[message(remote = ..)]` routes each field
-    /// through [`wire_field`], whose functions ask for this, so a field of a type
-    /// without serde's traits is one error naming the field's type, not one per
-    /// place serde's derive uses it. (Two impls, the second never met, so the
-    /// compiler weighs both and reports this trait, not serde's.)
+    /// `Deserialize`, asked for once, on the field's type, by the check
+    /// `#[message(remote = ..)]` writes for each field ([`wire_field`]), while its
+    /// serde derive asks for them only under a higher-ranked bound that leaves it
+    /// without effect. A field type without serde's traits is then one error naming
+    /// it, not one per place serde's derive uses the field. (Two impls, the second
+    /// never met, so the compiler weighs both and reports this trait, not serde's.)
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot cross the wire: it does not implement serde's `Serialize` and `Deserialize`",
         label = "a field of a message registered for the wire",
@@ -339,39 +340,115 @@ pub mod __private {
     impl<T: serde::Serialize + serde::de::DeserializeOwned> WireField<SerdeImpl> for T {}
     impl<T: Never> WireField<NeverImpl> for T {}
 
-    /// `#[serde(with = "::tapio::__private::wire_field")]`: a field as serde's
-    /// derive writes it, behind the one [`WireField`] bound.
-    pub mod wire_field {
-        use super::WireField;
+    /// What the functions `#[message(remote = ..)]` writes for each field (de)serialize
+    /// through, called as `(&probe).wire_serialize(..)`: serde's impls of `T` when it
+    /// has them (the impl on the probe itself, which method lookup tries first), else
+    /// the impl on a reference to it, which fails with an error. The second is never run: the
+    /// field's check ([`wire_field`]) refuses to compile a message whose field type
+    /// lacks serde's traits; it only keeps serde's derive from reporting that again.
+    #[derive(Debug)]
+    pub struct WireProbe<T>(core::marker::PhantomData<fn() -> T>);
 
-        /// Serialize the field as its own `Serialize` does.
+    impl<T> WireProbe<T> {
+        /// The probe of `T`.
+        #[inline]
+        #[must_use]
+        pub const fn new() -> Self {
+            Self(core::marker::PhantomData)
+        }
+    }
+
+    impl<T> Default for WireProbe<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// A field type with serde's traits: (de)serialized by them.
+    pub trait SerdeWire<T> {
+        /// `value`, as `T`'s `Serialize` writes it.
         ///
         /// # Errors
         ///
         /// The serializer's.
-        #[inline]
-        pub fn serialize<T, I, S>(value: &T, serializer: S) -> Result<S::Ok, S::Error>
-        where
-            T: WireField<I>,
-            S: serde::Serializer,
-        {
-            T::serialize(value, serializer)
-        }
+        fn wire_serialize<S: serde::Serializer>(
+            &self,
+            value: &T,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error>;
 
-        /// Deserialize the field as its own `Deserialize` does.
+        /// A `T`, as its `Deserialize` reads it.
         ///
         /// # Errors
         ///
         /// The deserializer's.
+        fn wire_deserialize<'de, D: serde::Deserializer<'de>>(
+            &self,
+            deserializer: D,
+        ) -> Result<T, D::Error>;
+    }
+
+    impl<T: serde::Serialize + serde::de::DeserializeOwned> SerdeWire<T> for WireProbe<T> {
         #[inline]
-        pub fn deserialize<'de, T, I, D>(deserializer: D) -> Result<T, D::Error>
-        where
-            T: WireField<I>,
-            D: serde::Deserializer<'de>,
-        {
+        fn wire_serialize<S: serde::Serializer>(
+            &self,
+            value: &T,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            value.serialize(serializer)
+        }
+
+        #[inline]
+        fn wire_deserialize<'de, D: serde::Deserializer<'de>>(
+            &self,
+            deserializer: D,
+        ) -> Result<T, D::Error> {
             T::deserialize(deserializer)
         }
     }
+
+    /// A field type without serde's traits: a program with one does not compile
+    /// (its field's check fails), so these are never run.
+    pub trait NoSerdeWire<T> {
+        /// An error: `T` cannot be serialized.
+        ///
+        /// # Errors
+        ///
+        /// Always.
+        fn wire_serialize<S: serde::Serializer>(
+            &self,
+            value: &T,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error>;
+
+        /// An error: `T` cannot be deserialized.
+        ///
+        /// # Errors
+        ///
+        /// Always.
+        fn wire_deserialize<'de, D: serde::Deserializer<'de>>(
+            &self,
+            deserializer: D,
+        ) -> Result<T, D::Error>;
+    }
+
+    impl<T> NoSerdeWire<T> for &WireProbe<T> {
+        fn wire_serialize<S: serde::Serializer>(&self, _: &T, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom(core::any::type_name::<T>()))
+        }
+
+        fn wire_deserialize<'de, D: serde::Deserializer<'de>>(&self, _: D) -> Result<T, D::Error> {
+            Err(serde::de::Error::custom(core::any::type_name::<T>()))
+        }
+    }
+
+    /// The check of a wire message's field: compiled, never called.
+    pub fn wire_field<T: WireField<I>, I>() {}
+
+    /// The check of a wire message's field that holds an `ActorRef`: `Serialize`
+    /// alone, whose error names the message of the ref's protocol that is not
+    /// registered. Compiled, never called.
+    pub fn wire_ref_field<T: serde::Serialize>() {}
 
     /// The type of field `N` of a `#[message]` struct, named where the struct is
     /// declared, so a helper generated elsewhere need not have it in scope.

@@ -129,7 +129,10 @@ mod tests {
             pub struct GetCount;
         );
         let request = expand_text(quote!(reply = u64), &item);
-        assert!(request.contains("type ReplySlot = :: tapio :: __private :: ReplyTo < u64 >"));
+        assert!(
+            request
+                .contains("type ReplySlot = < u64 as :: tapio :: __private :: SlotFor > :: Slot")
+        );
         assert!(request.contains("impl :: tapio :: __private :: Request for GetCount"));
         let plain = expand_text(quote!(), &item);
         assert!(plain.contains("type ReplySlot = :: tapio :: __private :: NoReply"));

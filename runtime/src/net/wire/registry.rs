@@ -5,11 +5,14 @@
 //! `Message::decode_wire`, implements `RemoteProtocol` for the message, and submits a
 //! `Registration` to `inventory`. `reply = T` adds a `const _` calling
 //! `__private::remote_reply::<T>()`, so an unregistered reply is a compile error on `T`.
-//! Each field is (de)serialized through `__private::wire_field`, behind one bound,
-//! `WireField<I>`, which has a second impl no type meets: a field without serde's traits
-//! then gets `WireField`'s own message, on the field, rather than serde's four errors.
-//! Fields serde reads otherwise (`with`, `skip`, `flatten`, ..), containers written
-//! otherwise (`transparent`, `from`, `into`, ..), and fields holding an `ActorRef` are
+//! Each field is (de)serialized through two functions written beside the message,
+//! which reach the field type's serde impls through `__private::WireProbe` and ask
+//! nothing of it, and the field type is checked once, on the type
+//! (`__private::wire_field`, or `wire_ref_field` for a field holding an `ActorRef`,
+//! whose error names the unregistered message): a field without serde's traits is
+//! one error, and the message still derives serde's traits, so nothing else fails.
+//! Fields serde reads otherwise (`with`, `skip`, `flatten`, ..) and containers written
+//! otherwise (`transparent`, `from`, `into`, ..) are
 //! left to serde. `Registry::linked()` collects the registrations when a system is
 //! built; a key of two types is `SystemError::Wire`.
 //!
