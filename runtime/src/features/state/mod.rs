@@ -20,8 +20,8 @@
 //!   Answering a request and then switching or stopping is spelled `(reply,
 //!   Next::to(successor))` or `(reply, Next::stop())`, and only there.
 //!   A switch to a state the table does not list after this one does not compile:
-//!   "`Disconnected` cannot switch to `Ready`; its declared successors are:
-//!   `Authenticating`".
+//!   "`Disconnected` cannot switch to `Ready`: its actor's table does not list
+//!   `Ready` after `Disconnected`", with the successors it declares in a note.
 //! - A message the current state has no handler for is refused by default: a dead
 //!   letter whose reason names the state
 //!   ([`NotHandledInState`](crate::DeadLetterReason::NotHandledInState)), and an ask

@@ -83,9 +83,9 @@ impl<S: StateOf> fmt::Debug for Next<S> {
 /// single impl: rustc then never guesses the target from the only impl, and a wrong
 /// switch always gets this message.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot switch to `{Target}`; its declared successors are: `{Successors}`",
+    message = "`{Self}` cannot switch to `{Target}`: its actor's table does not list `{Target}` after `{Self}`",
     label = "not a declared successor of `{Self}`",
-    note = "a state switches only to the states its actor's `states(..)` table lists after it: add `{Target}` there (`{Self} => {Target}`), or switch to one of `{Successors}`"
+    note = "a state switches only to the states its actor's `states(..)` table lists after it: add `{Target}` there (`{Self} => {Target}`), or switch to one of the successors it declares: `{Successors}` (`NoSuccessors` for a state that switches to none)"
 )]
 pub trait Transition<Target, Successors = <Self as StateOf>::Successors>:
     StateOf + Declared<Target>
