@@ -22,6 +22,7 @@ mod expand;
 mod fallback;
 mod model;
 mod parse;
+mod suggest;
 mod symbol;
 
 use proc_macro::TokenStream;
@@ -361,8 +362,22 @@ pub fn actor(args: TokenStream, item: TokenStream) -> TokenStream {
         return match errors.finish() {
             Ok(()) => quote::quote!(#item).into(),
             Err(error) => {
-                let block = expand::user_block(block);
-                fallback::item_with_errors(&syn::Item::Impl(block), error).into()
+                // The type was refused (a reference, a tuple, ..): the block stays,
+                // on the named type inside a reference, so its methods still exist
+                // and rustc has nothing more to say about an inherent impl of a
+                // type it cannot have one for; a block on no named type goes.
+                let mut block = expand::user_block(block);
+                let mut named = parse::peel(&block.self_ty);
+                while let syn::Type::Reference(reference) = named {
+                    named = parse::peel(&reference.elem);
+                }
+                match named {
+                    named @ syn::Type::Path(_) => {
+                        block.self_ty = Box::new(named.clone());
+                        fallback::item_with_errors(&syn::Item::Impl(block), error).into()
+                    }
+                    _ => errors::to_compile_errors(error).into(),
+                }
             }
         };
     };

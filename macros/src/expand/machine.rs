@@ -172,14 +172,28 @@ fn check_rows(rows: &[Row], errors: &mut Errors) {
         }
     }
     let mut entered: HashSet<String> = HashSet::new();
+    // A misspelled successor is read as the state it was meant to be, so the state
+    // it names is not also reported as never entered.
+    let mut meant: HashMap<String, String> = HashMap::new();
     for row in rows {
         let mut listed = HashSet::new();
         for successor in &row.successors {
-            if !states.contains(&successor.to_string()) {
-                errors.error(
-                    successor,
-                    format!("`{successor}` is not a state of this actor: every state has a row of its own in `states(..)` (write `{successor}` alone for a state with no successors)"),
-                );
+            let name = successor.to_string();
+            if !states.contains(&name) {
+                let near = crate::suggest::closest(&name, states.iter().map(String::as_str));
+                let message = match near {
+                    Some(near) => format!(
+                        "`{successor}` is not a state of this actor; did you mean `{near}`?"
+                    ),
+                    None => format!(
+                        "`{successor}` is not a state of this actor: every state has a row of its own in `states(..)` (write `{successor}` alone for a state with no successors)"
+                    ),
+                };
+                errors.error(successor, message);
+                if let Some(near) = near {
+                    meant.insert(name.clone(), near.to_string());
+                    entered.insert(near.to_string());
+                }
             }
             if !listed.insert(successor.to_string()) {
                 errors.error(
@@ -203,8 +217,12 @@ fn check_rows(rows: &[Row], errors: &mut Errors) {
             continue;
         };
         for successor in &row.successors {
-            if reached.insert(successor.to_string()) {
-                frontier.push(successor);
+            let name = successor.to_string();
+            let name = meant.get(&name).cloned().unwrap_or(name);
+            if reached.insert(name.clone()) {
+                if let Some(row) = rows.iter().find(|row| row.state == name) {
+                    frontier.push(&row.state);
+                }
             }
         }
     }
