@@ -219,10 +219,10 @@ fn check_rows(rows: &[Row], errors: &mut Errors) {
         for successor in &row.successors {
             let name = successor.to_string();
             let name = meant.get(&name).cloned().unwrap_or(name);
-            if reached.insert(name.clone()) {
-                if let Some(row) = rows.iter().find(|row| row.state == name) {
-                    frontier.push(&row.state);
-                }
+            if reached.insert(name.clone())
+                && let Some(row) = rows.iter().find(|row| row.state == name)
+            {
+                frontier.push(&row.state);
             }
         }
     }
