@@ -12,8 +12,8 @@
 //! blocks only (`parse::actor::state_hook` refuses them on an `#[actor]` method, and
 //! `user_block` strips them). A state handler written with `&mut Ctx<Self>` is
 //! rewritten to `Ctx<Actor>` before parsing (`parse::states::name_the_actor_in_contexts`),
-//! and a switching handler's call to `switched` names the message's reply slot, so a
-//! wrong answer is `SwitchOutput`'s error on the return type.
+//! and a switching handler calls its message's reply slot (`switched`), so a
+//! wrong answer is `TellSwitch`'s or `RequestSwitch`'s error on the return type.
 
 use std::collections::HashMap;
 
@@ -137,17 +137,17 @@ fn arm(
     // A handler that may switch takes the state out; one that stays borrows it.
     let (then, access) = if handler.switches {
         let parts = put_together();
-        // The reply slot is the message's, named, so that an answer of the wrong
-        // shape is refused by `SwitchOutput` (whose message says what to answer) on
-        // the handler's return type, not inferred from the answer and refused as a
-        // mismatch on the attribute.
+        // The reply slot is the message's, named: its own `switched` asks for
+        // `TellSwitch` (a message that is not a request) or `RequestSwitch`, so an
+        // answer of the wrong shape is refused by the trait whose message says what
+        // this kind of message answers, on the handler's return type.
         let answer_span = match &handler.method.sig.output {
             syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
             syn::ReturnType::Default => span,
         };
         (
             quote_spanned! {answer_span=>
-                ::tapio::__private::switched::<#actor, #state, _, <#message_ty as ::tapio::Message>::ReplySlot>(#parts, #output, #reply)
+                <#message_ty as ::tapio::Message>::ReplySlot::switched::<#actor, #state, _>(#reply, #parts, #output)
             },
             quote!(take(&mut *#states)),
         )

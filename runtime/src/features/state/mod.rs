@@ -151,18 +151,21 @@ use std::num::NonZeroUsize;
 
 #[doc(hidden)]
 pub use self::next::Unreachable as next_unreachable;
-pub use self::next::{Declared, DeclaredTable, Next, SwitchOutput, Transition};
+pub use self::next::{
+    Declared, DeclaredTable, Next, RequestSwitch, SwitchOutput, TellSwitch, Transition,
+};
 pub use self::stay::{StayNext, StayReply, Staying, stay_next};
 #[doc(inline)]
 pub use crate::__tapio_transitions as transitions;
 
 use crate::actor::behavior::{Actor, Behavior, Behaviors, Handled};
 use crate::actor::context::ActorContext;
+use crate::actor::reply::ReplyTo;
 use crate::actor::signal::Signal;
 use crate::actor::stash::{StashBuffer, StashOverflow};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::Failure;
-use crate::ground::message::{Message, Protocol};
+use crate::ground::message::{Message, NoReply, Protocol};
 
 /// An actor whose protocol is a state machine: implemented by
 /// `#[actor(states(..))]` on the type holding the data every state shares.
@@ -488,6 +491,65 @@ where
     O: SwitchOutput<S, Slot>,
 {
     let next = output.into_step(reply, parts.ctx)?;
+    carry_out::<A, S>(parts, next)
+}
+
+impl NoReply {
+    /// What generated code calls for a switching handler of a message that is not
+    /// a request: `output` must be a [`TellSwitch`], whose error says so.
+    ///
+    /// # Errors
+    ///
+    /// The failure `output` carries, or one of the exit and entry hooks.
+    #[doc(hidden)]
+    pub fn switched<A, S, O>(
+        self,
+        parts: Parts<'_, A>,
+        output: O,
+    ) -> Result<Behavior<A::Msg>, Failure>
+    where
+        A: StateMachine,
+        S: StateOf<Machine = A>,
+        O: TellSwitch<S>,
+    {
+        let next = output.into_tell_step()?;
+        carry_out::<A, S>(parts, next)
+    }
+}
+
+impl<R: Message> ReplyTo<R> {
+    /// What generated code calls for a switching handler of a request: `output`
+    /// must be a [`RequestSwitch`], whose error says so.
+    ///
+    /// # Errors
+    ///
+    /// The failure `output` carries, or one of the exit and entry hooks.
+    #[doc(hidden)]
+    pub fn switched<A, S, O>(
+        self,
+        parts: Parts<'_, A>,
+        output: O,
+    ) -> Result<Behavior<A::Msg>, Failure>
+    where
+        A: StateMachine,
+        S: StateOf<Machine = A>,
+        O: RequestSwitch<S, R>,
+    {
+        let next = output.into_request_step(self, parts.ctx)?;
+        carry_out::<A, S>(parts, next)
+    }
+}
+
+/// Carry out a switching handler's step: stay, stop, or switch (the exit hook, the
+/// entry hook, and the stash replayed).
+fn carry_out<A, S>(
+    parts: Parts<'_, A>,
+    next: next::Step<A::States>,
+) -> Result<Behavior<A::Msg>, Failure>
+where
+    A: StateMachine,
+    S: StateOf<Machine = A>,
+{
     match next {
         next::Step::Stay(state) => {
             *parts.states = state;

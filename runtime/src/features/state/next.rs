@@ -128,6 +128,10 @@ impl<S: StateOf> Transition<Unreachable> for S {
 /// What a switching handler of state `S` may answer for a message whose reply goes
 /// to `Slot`: a [`Next<S>`] for a message that is not a request, `(reply, Next<S>)`
 /// for a request, or a `Result` of either whose error fails the actor.
+///
+/// Generated code asks for [`TellSwitch`] or [`RequestSwitch`] directly (through
+/// the slot's `switched`), whose messages say what each kind of message
+/// answers; this trait joins them for a table written by hand (`switched`).
 #[diagnostic::on_unimplemented(
     message = "a switching handler of `{S}` cannot answer with `{Self}` here",
     label = "expected `Next<{S}>`, or `(reply, Next<{S}>)` for a request",
@@ -144,7 +148,7 @@ pub trait SwitchOutput<S: StateOf, Slot> {
     ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure>;
 }
 
-impl<S: StateOf> SwitchOutput<S, NoReply> for Next<S> {
+impl<S: StateOf, O: TellSwitch<S>> SwitchOutput<S, NoReply> for O {
     #[inline]
     #[allow(private_interfaces)]
     fn into_step(
@@ -152,13 +156,72 @@ impl<S: StateOf> SwitchOutput<S, NoReply> for Next<S> {
         _reply: NoReply,
         _ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
     ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
+        self.into_tell_step()
+    }
+}
+
+impl<S: StateOf, R: Message, O: RequestSwitch<S, R>> SwitchOutput<S, ReplyTo<R>> for O {
+    #[inline]
+    #[allow(private_interfaces)]
+    fn into_step(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
+    ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
+        self.into_request_step(reply, ctx)
+    }
+}
+
+/// What a switching handler of state `S` answers for a message that is not a
+/// request: `Next<S>`, or a `Result` of it.
+#[diagnostic::on_unimplemented(
+    message = "a switching handler of `{S}` for a message that is not a request cannot answer with `{Self}`",
+    label = "expected `Next<{S}>`: the message has no reply to send",
+    note = "a handler that takes `self` answers `Next<Self>` (`Next::stay(self)`, `Next::stop()`, `Next::to(successor)`), or a `Result` of it; to answer the sender, declare the message a request (`#[message(reply = T)]`) and answer `(reply, Next<Self>)`"
+)]
+pub trait TellSwitch<S: StateOf> {
+    /// The step.
+    #[doc(hidden)]
+    #[allow(private_interfaces)]
+    fn into_tell_step(self) -> Result<Step<<S::Machine as StateMachine>::States>, Failure>;
+}
+
+impl<S: StateOf> TellSwitch<S> for Next<S> {
+    #[inline]
+    #[allow(private_interfaces)]
+    fn into_tell_step(self) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
         Ok(self.step)
     }
 }
 
-impl<S: StateOf, R: Message> SwitchOutput<S, ReplyTo<R>> for (R, Next<S>) {
+impl<S: StateOf, T: TellSwitch<S>, E: IntoFailure> TellSwitch<S> for Result<T, E> {
     #[allow(private_interfaces)]
-    fn into_step(
+    fn into_tell_step(self) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
+        self.map_err(IntoFailure::into_failure)?.into_tell_step()
+    }
+}
+
+/// What a switching handler of state `S` answers for a request whose reply is `R`:
+/// `(reply, Next<S>)`, or a `Result` of it.
+#[diagnostic::on_unimplemented(
+    message = "a switching handler of `{S}` for a request cannot answer with `{Self}`: it answers the reply, then the next state",
+    label = "expected `({R}, Next<{S}>)`",
+    note = "a request's handler that takes `self` answers `(reply, Next<Self>)`, such as `(reply, Next::to(successor))` or `(reply, Next::stop())`, or a `Result` of it: the reply is sent, then the switch is made"
+)]
+pub trait RequestSwitch<S: StateOf, R: Message> {
+    /// Send the reply, and give the step.
+    #[doc(hidden)]
+    #[allow(private_interfaces)]
+    fn into_request_step(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
+    ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure>;
+}
+
+impl<S: StateOf, R: Message> RequestSwitch<S, R> for (R, Next<S>) {
+    #[allow(private_interfaces)]
+    fn into_request_step(
         self,
         reply: ReplyTo<R>,
         ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
@@ -169,19 +232,17 @@ impl<S: StateOf, R: Message> SwitchOutput<S, ReplyTo<R>> for (R, Next<S>) {
     }
 }
 
-impl<S: StateOf, Slot, T, E> SwitchOutput<S, Slot> for Result<T, E>
-where
-    T: SwitchOutput<S, Slot>,
-    E: IntoFailure,
+impl<S: StateOf, R: Message, T: RequestSwitch<S, R>, E: IntoFailure> RequestSwitch<S, R>
+    for Result<T, E>
 {
     #[allow(private_interfaces)]
-    fn into_step(
+    fn into_request_step(
         self,
-        reply: Slot,
+        reply: ReplyTo<R>,
         ctx: &ActorContext<<S::Machine as crate::Protocol>::Msg>,
     ) -> Result<Step<<S::Machine as StateMachine>::States>, Failure> {
         self.map_err(IntoFailure::into_failure)?
-            .into_step(reply, ctx)
+            .into_request_step(reply, ctx)
     }
 }
 
