@@ -56,7 +56,7 @@ use crate::actor::context::{ActorContext, Ctx};
 use crate::features::ask::AskError;
 use crate::ground::error::SpawnError;
 use crate::ground::message::Message;
-use crate::net::wire::RemoteProtocol;
+use crate::net::wire::{RemoteProtocol, WireLimits, WireProblem};
 
 /// A factory of behaviors that another system can ask for by key. Declared by
 /// `#[remote_behavior("key")]` on a function; implement it by hand only for a
@@ -75,14 +75,38 @@ pub trait Factory: 'static {
 /// What a factory's arguments must be: serializable both ways, and sendable.
 /// Derive serde's traits on the type, or declare it `#[message(remote = "..")]`,
 /// which derives them through tapio.
+///
+/// A factory's declaration asks only for what its spawner needs (decoding the
+/// arguments), so a type without serde's traits is one error where the factory is
+/// declared; the side that asks for a spawn needs `Serialize` too, and says so where
+/// it encodes them (`spawn_remote`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a factory's arguments: it does not implement serde's `Serialize` and `Deserialize`",
+    label = "a factory's arguments cross the wire",
     note = "derive them (`#[derive(serde::Serialize, serde::Deserialize)]`), or declare the type `#[message(remote = \"a.stable.key\")]`, which derives them through tapio"
 )]
 #[doc(hidden)]
-pub trait SpawnArgs: Serialize + DeserializeOwned + Send + 'static {}
+pub trait SpawnArgs: Send + 'static {
+    /// Decode the arguments from a spawn request's payload.
+    #[doc(hidden)]
+    fn decode_args(key: &str, bytes: &[u8], limits: &WireLimits) -> Result<Self, WireProblem>
+    where
+        Self: Sized;
 
-impl<T: Serialize + DeserializeOwned + Send + 'static> SpawnArgs for T {}
+    /// Whether the type can carry an `ActorRef` (see `probe`).
+    #[doc(hidden)]
+    fn can_carry_ref() -> bool;
+}
+
+impl<T: DeserializeOwned + Send + 'static> SpawnArgs for T {
+    fn decode_args(key: &str, bytes: &[u8], limits: &WireLimits) -> Result<Self, WireProblem> {
+        crate::net::wire::decode(key, bytes, limits)
+    }
+
+    fn can_carry_ref() -> bool {
+        probe::can_carry_ref::<T>()
+    }
+}
 
 /// A factory linked into the binary: `#[remote_behavior]` submits one.
 #[derive(Clone, Copy)]
@@ -103,7 +127,7 @@ impl FactoryRegistration {
         Self {
             key: F::KEY,
             name,
-            carries_ref: probe::can_carry_ref::<F::Args>,
+            carries_ref: <F::Args as SpawnArgs>::can_carry_ref,
         }
     }
 
@@ -172,12 +196,13 @@ fn spawn_factory<F: Factory>(
     // deeply nested arguments would otherwise overflow the stack), and with no
     // bytes left over.
     let limits = ctx.system().shared().wire_limits();
-    let args: F::Args = crate::net::wire::decode(F::KEY, args, &limits).map_err(|problem| {
-        SpawnFailure::BadArguments {
-            factory: F::KEY.to_owned(),
-            error: problem.to_string(),
-        }
-    })?;
+    let args: F::Args =
+        <F::Args as SpawnArgs>::decode_args(F::KEY, args, &limits).map_err(|problem| {
+            SpawnFailure::BadArguments {
+                factory: F::KEY.to_owned(),
+                error: problem.to_string(),
+            }
+        })?;
     let child = ctx
         .spawn(F::build(args), name)
         .map_err(|error| match error {
@@ -476,7 +501,10 @@ impl ActorRef<SpawnerMsg> {
         &self,
         args: F::Args,
         name: &str,
-    ) -> impl Future<Output = Result<Spawned<F::Protocol>, RemoteSpawnError>> + Send + 'static {
+    ) -> impl Future<Output = Result<Spawned<F::Protocol>, RemoteSpawnError>> + Send + 'static
+    where
+        F::Args: Serialize,
+    {
         let encoded = encode_args(&args);
         let spawner = self.clone();
         let name = name.to_owned();
@@ -569,7 +597,10 @@ impl<P: Message> ActorContext<P> {
         spawner: &ActorRef<SpawnerMsg>,
         args: F::Args,
         name: &str,
-    ) -> Result<Spawned<F::Protocol>, RemoteSpawnError> {
+    ) -> Result<Spawned<F::Protocol>, RemoteSpawnError>
+    where
+        F::Args: Serialize,
+    {
         let spawned = spawner.spawn_remote::<F>(args, name).await?;
         self.watch(&spawned.actor);
         Ok(spawned)
