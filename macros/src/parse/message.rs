@@ -152,12 +152,10 @@ pub(crate) fn parse_item<'a>(
         // The `impl Message` would only repeat the error as a bare `Send` bound.
         return None;
     }
-    if let Some(key) = &args.remote
-        && !generics.params.is_empty()
-    {
+    if args.remote.is_some() && !generics.params.is_empty() {
         errors.error(
-            key,
-            "a generic message cannot be registered for the wire: a key names one type; register a concrete message that holds the value",
+            &generics.params,
+            "a generic message cannot be registered for the wire (`remote = ..`): a key names one type; register a concrete message that holds the value",
         );
         return None;
     }
