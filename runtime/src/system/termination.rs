@@ -150,36 +150,41 @@ const PAST_DEADLINE_ROUND: Duration = Duration::from_millis(20);
 /// task is cancelled, its parent stops waiting for it, and its children, which it may
 /// never have told, are told to stop. Returns how many were given up on this time.
 fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
-    // The tree is made of actors of this process: each has a local core.
-    let Some(root_core) = root.local() else {
-        return 0;
-    };
-    let entries: Vec<(AnyActorRef, Option<AbortHandle>)> = root_core
-        .children()
-        .entries()
-        .map(|entry| (entry.child.clone(), entry.abort.clone()))
-        .collect();
+    // A walk with a stack of its own, not a call a level: a tree thousands of
+    // actors deep must not overflow the worker's stack at the deadline (S19).
+    let mut parents = vec![root.clone()];
     let mut count = 0;
-    for (child, abort) in entries {
-        let Some(core) = child.local() else {
+    while let Some(parent) = parents.pop() {
+        // The tree is made of actors of this process: each has a local core.
+        let Some(parent_core) = parent.local() else {
             continue;
         };
-        if !core.is_abandoned() && !core.lane().is_closed() && core.is_busy() {
-            core.set_abandoned();
-            cancelled.push(Cancelled {
-                path: child.path().clone(),
-                in_handler: true,
-            });
-            for grandchild in core.children().refs() {
-                grandchild.request_stop();
+        let entries: Vec<(AnyActorRef, Option<AbortHandle>)> = parent_core
+            .children()
+            .entries()
+            .map(|entry| (entry.child.clone(), entry.abort.clone()))
+            .collect();
+        for (child, abort) in entries {
+            let Some(core) = child.local() else {
+                continue;
+            };
+            if !core.is_abandoned() && !core.lane().is_closed() && core.is_busy() {
+                core.set_abandoned();
+                cancelled.push(Cancelled {
+                    path: child.path().clone(),
+                    in_handler: true,
+                });
+                for grandchild in core.children().refs() {
+                    grandchild.request_stop();
+                }
+                if let Some(abort) = abort {
+                    abort.abort();
+                }
+                parent.wake();
+                count += 1;
             }
-            if let Some(abort) = abort {
-                abort.abort();
-            }
-            root.wake();
-            count += 1;
+            parents.push(child);
         }
-        count += abandon_busy(&child, cancelled);
     }
     count
 }
@@ -187,12 +192,21 @@ fn abandon_busy(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) -> usize {
 /// Cancel every task below `root`, deepest first, empty the child tables, and list
 /// the actors cancelled.
 fn cancel_tree(root: &AnyActorRef, cancelled: &mut Vec<Cancelled>) {
-    let Some(root_core) = root.local() else {
-        return;
-    };
-    let entries = root_core.children().drain();
-    for entry in entries {
-        cancel_tree(&entry.child, cancelled);
+    // Every entry below `root`, each parent's before its children's (a walk with a
+    // stack of its own, however deep the tree: S19); then carried out in reverse,
+    // so every actor's descendants are cancelled before it.
+    let mut entries = Vec::new();
+    let mut parents = vec![root.clone()];
+    while let Some(parent) = parents.pop() {
+        let Some(core) = parent.local() else {
+            continue;
+        };
+        for entry in core.children().drain() {
+            parents.push(entry.child.clone());
+            entries.push(entry);
+        }
+    }
+    for entry in entries.into_iter().rev() {
         match &entry.abort {
             Some(abort) => abort.abort(),
             // Listed, its task not spawned yet: it stops as soon as it runs.

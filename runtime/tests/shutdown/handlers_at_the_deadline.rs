@@ -134,3 +134,66 @@ async fn s19_s48_an_awaiting_handler_is_dropped_at_terminate_sees_post_stop_and_
         "{report}"
     );
 }
+
+/// A link of a chain: spawns the next link below it until `left` is 0, where the
+/// last one says the chain is built.
+fn link(left: usize, built: mpsc::UnboundedSender<()>) -> Behavior<u64> {
+    Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+        if left == 0 {
+            let _ = built.send(());
+        } else {
+            ctx.spawn(link(left - 1, built.clone()), "link").unwrap();
+        }
+        Behaviors::ignore()
+    })
+}
+
+// S19 at any depth: the deadline cancels what is wedged without crashing, however
+// deep the tree below the wedged actor. Its top actor is stuck in a synchronous
+// handler with a chain of 5,000 actors below it; walking that chain at the deadline
+// must not take a stack frame a level (it overflowed a worker's stack).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s19_the_deadline_cancels_a_wedged_actor_over_a_chain_of_5000() {
+    const DEPTH: usize = 5_000;
+    let system = ActorSystem::builder("deep")
+        .shutdown_timeout(ms(100))
+        .track_leaks(true)
+        .build()
+        .unwrap();
+    let (built_tx, mut built) = mpsc::unbounded_channel::<()>();
+    let (in_tx, mut in_handler) = mpsc::unbounded_channel::<()>();
+    let top = system
+        .spawn(
+            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+                ctx.spawn(link(DEPTH - 1, built_tx.clone()), "link")
+                    .unwrap();
+                let in_tx = in_tx.clone();
+                Behaviors::receive_message(move |_: u64| {
+                    let _ = in_tx.send(());
+                    // Blocks its worker well past the 100 ms deadline.
+                    std::thread::sleep(ms(700));
+                })
+            }),
+            "top",
+        )
+        .unwrap();
+    timeout(T, built.recv())
+        .await
+        .expect("the chain is built")
+        .unwrap();
+    top.tell(1_u64);
+    timeout(T, in_handler.recv())
+        .await
+        .expect("in its handler")
+        .unwrap();
+    timeout(T, system.terminate())
+        .await
+        .expect("terminate ends past the deadline");
+    let report = LeakReport::after_terminating(&system).await;
+    let stuck: Vec<String> = report
+        .stuck_in_handler
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(stuck, ["/user/top"], "{report}");
+}
