@@ -67,6 +67,16 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
         quote!(#(#cfgs)* Self::#variant(..) => #f.write_str(#name),)
     });
     let reply = local("reply");
+    let pushed_out = variants.iter().map(|handler| {
+        let (variant, cfgs) = (&handler.variant, &handler.cfgs);
+        quote! {
+            #(#cfgs)*
+            Self::#variant(#message, #reply) => {
+                ::tapio::__private::ReplySlot::refuse_pushed_out(#reply);
+                Self::#variant(#message, ::core::default::Default::default())
+            }
+        }
+    });
     let bounds = message_bounds(variants);
     let (key, bytes, ctx, value) = (local("key"), local("bytes"), local("ctx"), local("value"));
     let decoders = variants.iter().map(|handler| {
@@ -171,6 +181,12 @@ pub(crate) fn expand_variants(model: &ActorModel<'_>, variants: &[Variant<'_>]) 
             fn into_payload(self) -> ::tapio::__private::Payload {
                 match self {
                     #(#payloads)*
+                }
+            }
+
+            fn refuse_pushed_out(self) -> Self {
+                match self {
+                    #(#pushed_out)*
                 }
             }
         }

@@ -198,6 +198,8 @@ impl<P: Message> LocalCell<P> {
         match sent {
             Sent::Queued => Delivery::Queued,
             Sent::PushedOut(oldest) => {
+                // Its ask, if it is a request, fails at once (S54).
+                let oldest = oldest.refuse_pushed_out();
                 system.dead_letter(oldest, path, DeadLetterReason::PushedOut);
                 Delivery::Queued
             }

@@ -36,12 +36,14 @@
 //!   once (S29). Under drop-new the target runs on; under fail the overflow is the
 //!   target's failure, as a tell's is (`MailboxOverflow`, under its supervision),
 //!   and what it had queued stays for the next incarnation if it restarts. Under
-//!   drop-oldest a request is taken, and
-//!   one pushed out later fails its ask as `Unanswered`: at once for
-//!   [`ask`](crate::ActorRef::ask), whose dead letter carries the request without
-//!   its reply ref; for [`ask_with`](crate::ActorRef::ask_with), whose reply ref is
-//!   a field of the message, once nobody holds the message any more (a dead-letter
-//!   subscriber that keeps the letter keeps that ask waiting, up to its deadline).
+//!   drop-oldest a request is taken, and one pushed out later fails its ask.
+//! - [`AskError::PushedOut`]: the target's drop-oldest mailbox pushed the request
+//!   out for a newer message; the ask fails at once (S54), whether or not anyone
+//!   subscribes to dead letters. For [`ask_with`](crate::ActorRef::ask_with),
+//!   whose reply ref is a field of the message, the mailbox cannot see the ref:
+//!   that ask fails as `Unanswered` once nobody holds the message any more (a
+//!   dead-letter subscriber that keeps the letter keeps it waiting, up to its
+//!   deadline).
 //! - [`AskError::Refused`]: the target lives in another system, which could not
 //!   deliver the request (its key is not registered there, the target does not
 //!   accept it, or it did not decode there); the ask fails at once.
@@ -135,6 +137,16 @@ pub enum AskError {
         "{target}'s bounded mailbox was full and refused the request: ask again once it has caught up, or give it more room (MailboxConfig::bounded)"
     )]
     MailboxFull {
+        /// The actor asked.
+        target: ActorPath,
+    },
+    /// The target's bounded mailbox is drop-oldest, and a newer message pushed the
+    /// queued request out before the target took it: the request is a dead letter
+    /// (`PushedOut`), and the ask fails at once (S54).
+    #[error(
+        "a newer message pushed the request out of {target}'s full drop-oldest mailbox before it was handled: ask again once it has caught up, give it more room (MailboxConfig::bounded), or use drop-new to refuse the newest instead"
+    )]
+    PushedOut {
         /// The actor asked.
         target: ActorPath,
     },
@@ -317,6 +329,7 @@ impl<R: Message> Ask<R> {
             Refusal::TargetTerminated => AskError::TargetTerminated { target: target() },
             Refusal::Unanswered => AskError::Unanswered { target: target() },
             Refusal::MailboxFull => AskError::MailboxFull { target: target() },
+            Refusal::PushedOut => AskError::PushedOut { target: target() },
             Refusal::Adapter => AskError::Adapter { target: target() },
             Refusal::Undeliverable(problem) => AskError::Refused {
                 target: target(),

@@ -79,6 +79,18 @@ pub trait Message: Send + 'static {
         Payload::new(self)
     }
 
+    /// A full drop-oldest mailbox pushed this message out: the reply slot it
+    /// carries, if any, is refused (an ask fails at once, S54) and the rest comes
+    /// back, for its dead letter. A protocol enum, which carries a slot beside each
+    /// message, implements it; anything else carries no slot.
+    #[doc(hidden)]
+    fn refuse_pushed_out(self) -> Self
+    where
+        Self: Sized,
+    {
+        self
+    }
+
     /// This message as it crosses a link: its key, its payload, and where its
     /// answer goes; `None` when its type is not registered for the wire.
     #[doc(hidden)]
@@ -215,6 +227,11 @@ pub trait ReplySlot: Default + Send + 'static {
     fn refuse(self, state: &'static str) {
         let _ = state;
     }
+
+    /// A full drop-oldest mailbox pushed the request out: an ask awaiting its
+    /// answer fails at once (S54). Nothing for a message that is not a request.
+    #[doc(hidden)]
+    fn refuse_pushed_out(self) {}
 
     /// The URI a request's answer goes to, for a frame's header; exports an ask's
     /// promise so the answer can find it. `None` for a message that is not a

@@ -31,6 +31,9 @@ pub(crate) enum Refusal {
     MailboxFull,
     /// The target, on another system, is a message adapter, which is never asked.
     Adapter,
+    /// The target's full drop-oldest mailbox pushed the request out to make room
+    /// for a newer message (S54).
+    PushedOut,
     /// The request reached its target on another system, and every ref to this
     /// promise there was dropped without an answer, as a local request is that its
     /// handler drops, or a restart discards from a stash.
@@ -142,6 +145,7 @@ impl Refusal {
             Self::Adapter => Some(vec![3]),
             Self::TargetTerminated => Some(vec![4]),
             Self::Unanswered => Some(vec![6]),
+            Self::PushedOut => Some(vec![7]),
             Self::Undeliverable(problem) => {
                 postcard::to_extend(&Undeliverable::of(problem)?, vec![5]).ok()
             }
@@ -161,6 +165,7 @@ impl Refusal {
             (3, []) => Some(Self::Adapter),
             (4, []) => Some(Self::TargetTerminated),
             (6, []) => Some(Self::Unanswered),
+            (7, []) => Some(Self::PushedOut),
             (5, rest) => postcard::from_bytes::<Undeliverable>(rest)
                 .ok()
                 .map(|problem| Self::Undeliverable(Box::new(problem.into_problem()))),
@@ -239,6 +244,7 @@ mod tests {
             Refusal::Adapter,
             Refusal::TargetTerminated,
             Refusal::Unanswered,
+            Refusal::PushedOut,
             Refusal::Undeliverable(Box::new(WireProblem::NotAccepted("shop.order.v1".into()))),
             Refusal::Undeliverable(Box::new(WireProblem::Undecodable {
                 key: "shop.order.v1".into(),

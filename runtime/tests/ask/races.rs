@@ -188,8 +188,15 @@ async fn asks_on_a_full_mailbox(
                         {
                             refused += 1
                         }
+                        // S54: an ask's request says it was pushed out; an
+                        // `ask_with`'s reply ref is a field the mailbox cannot see.
+                        Ok(Err(AskError::PushedOut { .. }))
+                            if reason == DeadLetterReason::PushedOut && form == Form::Ask =>
+                        {
+                            refused += 1
+                        }
                         Ok(Err(AskError::Unanswered { .. }))
-                            if reason == DeadLetterReason::PushedOut =>
+                            if reason == DeadLetterReason::PushedOut && form == Form::AskWith =>
                         {
                             refused += 1
                         }

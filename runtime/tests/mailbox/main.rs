@@ -21,6 +21,7 @@ pub mod letters_at_a_stop;
 pub mod loss_count;
 pub mod mixed_senders;
 pub mod offer_races;
+pub mod pushed_out_requests;
 pub mod races;
 pub mod reused_names;
 pub mod sibling_names;

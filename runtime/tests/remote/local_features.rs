@@ -1597,3 +1597,68 @@ async fn s28_s44_an_adapter_asked_from_a_peer_refuses_like_a_local_one() {
     assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
     nodes.terminate().await;
 }
+
+/// Holds the squarer of the S54 test below in its handler until its gate opens.
+#[message(remote = "s54.hold.v1")]
+#[derive(Debug, Clone)]
+pub struct HoldOn;
+
+#[message(remote = "s54.square.v1", reply = Pong)]
+#[derive(Debug, Clone)]
+pub struct SquareOf(pub u64);
+
+#[derive(Clone)]
+pub struct HeldSquarer {
+    gate: Arc<Semaphore>,
+    holding: mpsc::UnboundedSender<()>,
+}
+
+#[actor]
+impl HeldSquarer {
+    async fn hold(&mut self, _: HoldOn) {
+        let _ = self.holding.send(());
+        let _ = self.gate.acquire().await;
+    }
+
+    fn square(&mut self, SquareOf(n): SquareOf) -> Pong {
+        Pong(n * n)
+    }
+}
+
+// S54 + S40: a peer's request pushed out of a full drop-oldest mailbox fails its ask
+// on the asking system at once, as `PushedOut`, while the squarer is still held; the
+// request that pushed it out is answered once the gate opens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s54_s40_a_peers_request_pushed_out_by_drop_oldest_fails_its_ask_at_once() {
+    let nodes = nodes();
+    let gate = Arc::new(Semaphore::new(0));
+    let (holding_tx, mut holding) = mpsc::unbounded_channel();
+    let (_, remote) = on_b_with(
+        &nodes,
+        HeldSquarer {
+            gate: gate.clone(),
+            holding: holding_tx,
+        },
+        "squarer",
+        MailboxConfig::bounded(1, OverflowStrategy::DropOldest).unwrap(),
+    );
+    remote.tell(HoldOn);
+    tokio::time::timeout(BOUND, holding.recv())
+        .await
+        .expect("the squarer holds")
+        .unwrap();
+    let first = remote.ask(SquareOf(3)).timeout(Duration::from_secs(600));
+    // The first reaches b before the second: one link keeps the order.
+    let second = remote.ask(SquareOf(4)).timeout(Duration::from_secs(600));
+    let error = tokio::time::timeout(BOUND, first)
+        .await
+        .expect("the pushed-out ask ends while the squarer is held")
+        .expect_err("pushed out");
+    assert!(matches!(error, AskError::PushedOut { .. }), "{error:?}");
+    gate.add_permits(1);
+    assert_eq!(
+        tokio::time::timeout(BOUND, second).await.expect("answered"),
+        Ok(Pong(16))
+    );
+    nodes.terminate().await;
+}

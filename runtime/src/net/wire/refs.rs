@@ -220,6 +220,12 @@ impl<T: Message> ReplySlot for ReplyTo<T> {
     fn refuse(self, state: &'static str) {
         self.refuse_unhandled(state);
     }
+
+    fn refuse_pushed_out(self) {
+        if let Some(target) = self.target() {
+            target.refuse_answer(crate::actor::promise::Refusal::PushedOut);
+        }
+    }
 }
 
 /// The live ref `uri` names, in the current decode context; `None` outside one or
