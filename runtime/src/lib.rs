@@ -219,7 +219,7 @@ pub use crate::actor::timer::{TimerKey, TimerMode, TimerScheduler, ZeroInterval}
 pub use crate::actor::{ActorRef, ActorSystem, AnyActorRef, Offer, Settings};
 pub use crate::features::ask::{Ask, AskError};
 pub use crate::features::router::{RouterError, Routers};
-pub use crate::ground::error::{NotAChild, NotTopLevel, NotWatchable, SpawnError};
+pub use crate::ground::error::{NotAChild, NotTopLevel, SpawnError};
 pub use crate::ground::events::{DeadLetter, DeadLetterReason, EventStream, Subscription};
 pub use crate::ground::failure::{
     BoxError, Failure, IntoFailure, InvalidBehavior, Panicked, RestartWithoutFactory,

@@ -13,13 +13,13 @@
 //!
 //! The adapter's cell is at `{owner}/$adapter-{uid}` (`CellCore::adapter`): its system
 //! lane is closed, and its `LaneKind::Adapter` (in the system lane's padding) tells
-//! `watchable` and `owner` it is an adapter without a lock; a third kind of `Parent`
+//! `owner` it is an adapter without a lock; a third kind of `Parent`
 //! would have cost every cell a word. The context keeps the translations in `Adapters`,
 //! by the foreign type's `TypeId`; `ToOwner::forward` queues the `Envelope::Adapted`,
 //! and the owner runs `AdaptedMessage::adapt` as it runs `Run` work (`run_work`, panics
 //! caught). `AnyCell` for an adapter takes `is_stopping`, `has_ended` and `end_notice`
-//! from its owner; `watchable` is false, so `ctx.try_watch` refuses it (`NotWatchable`)
-//! and an ask fails at once (`AskError::Adapter`). The `BehaviorTestKit`'s
+//! from its owner; a watch of it is a watch of its owner (`ctx.watch`, S51), and an
+//! ask fails at once (`AskError::Adapter`). The `BehaviorTestKit`'s
 //! `DetachedMailbox` translates adapted envelopes with the kit's context.
 
 use std::any::{Any, TypeId};

@@ -147,11 +147,6 @@ impl AnyActorRef {
         self.cell.request_refused(refusal);
     }
 
-    /// Whether a watch of the target can be kept (not for a message adapter).
-    pub(crate) fn is_watchable(&self) -> bool {
-        self.cell.watchable()
-    }
-
     /// For a message adapter, the actor it belongs to.
     pub(crate) fn owner(&self) -> Option<AnyActorRef> {
         self.cell.owner()

@@ -1,6 +1,6 @@
 //! The context a handler gets: the actor's own ref, its children, its watches.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use crate::actor::spawn::{self, ChildName};
 use crate::actor::stash::{StashBuffer, StashHandle};
 use crate::actor::timer::TimerScheduler;
 use crate::actor::{ActorPath, ActorRef, AnyActorRef};
-use crate::ground::error::{NotAChild, NotWatchable, SpawnError};
+use crate::ground::error::{NotAChild, SpawnError};
 use crate::ground::failure::Failure;
 use crate::ground::message::{Accepts, Message, Protocol};
 use crate::mailbox::MailboxConfig;
@@ -37,7 +37,9 @@ pub struct ActorContext<P: Message> {
 
 /// What most contexts never need, allocated on first use.
 struct Extra<P: Message> {
-    watching: HashSet<AnyActorRef>,
+    /// The watches, by the actor whose stop ends them (an adapter's owner, for an
+    /// adapter).
+    watching: HashMap<AnyActorRef, Watch<P>>,
     /// Where the capabilities take effect; live unless the context was built with
     /// other effects (see `ActorContext::with_effects`).
     effects: Effects,
@@ -49,10 +51,19 @@ struct Extra<P: Message> {
     stashes: Vec<StashHandle<P>>,
 }
 
+/// What a watch delivers when the actor it watches stops.
+pub(crate) struct Watch<P> {
+    /// The ref [`Terminated`](crate::Terminated) names: the one watched, which is
+    /// an adapter's when an adapter was watched through its owner (S51).
+    pub(crate) named: AnyActorRef,
+    /// The message [`ActorContext::watch_with`] queues in place of `Terminated`.
+    pub(crate) message: Option<P>,
+}
+
 impl<P: Message> Default for Extra<P> {
     fn default() -> Self {
         Self {
-            watching: HashSet::new(),
+            watching: HashMap::new(),
             effects: Effects::Live,
             timers: None,
             adapters: Adapters::default(),
@@ -382,47 +393,96 @@ impl<P: Message> ActorContext<P> {
 
     /// Be told, with [`Signal::Terminated`](crate::Signal::Terminated), when `target`
     /// stops: exactly once, and also if it had stopped before this call. Watching
-    /// twice is watching once while the watch stands; once its `Terminated` has been
-    /// delivered the watch is over, and watching again is a new watch, which hears
-    /// `Terminated` again at once. Watching is not parenthood: the target's failures
-    /// stay with its own supervisor. An actor that watches itself hears nothing: it
-    /// is stopped when its own `Terminated` would come.
+    /// twice is watching once while the watch stands (the second call's form wins:
+    /// `watch` after [`watch_with`](Self::watch_with) goes back to `Terminated`);
+    /// once its `Terminated` has been delivered the watch is over, and watching again
+    /// is a new watch, which hears `Terminated` again at once. Watching is not
+    /// parenthood: the target's failures stay with its own supervisor. An actor that
+    /// watches itself hears nothing: it is stopped when its own `Terminated` would
+    /// come.
+    ///
+    /// `Terminated` is a signal: it travels on the system lane, ahead of the
+    /// messages waiting in this actor's mailbox (S18). So it can overtake what
+    /// `target` sent just before it stopped, a last reply included. When those
+    /// messages matter (a query that collects replies, say), use
+    /// [`watch_with`](Self::watch_with), whose message keeps the mailbox's order.
     ///
     /// A watcher whose signal handler leaves `Terminated` unhandled fails with
     /// [`DeathPact`](crate::DeathPact), as in Akka: by default that stops it, and a
     /// supervision clause `on_failure::<DeathPact>(...)` can decide otherwise.
     ///
-    /// A message adapter cannot be watched (it stops with its owner): the watch is
-    /// refused and logged; [`try_watch`](Self::try_watch) returns the refusal.
+    /// A message adapter stops with its owner, so watching an adapter watches its
+    /// owner, and `Terminated` names the adapter's ref (S51). One watch stands per
+    /// actor that stops: watching an adapter and its owner (or two adapters of
+    /// one owner) is one watch, named by the last call.
     pub fn watch<Q: Message>(&mut self, target: &ActorRef<Q>) {
-        if let Err(refused) = self.try_watch(target) {
-            tracing::error!(error = %refused, "watch refused");
-        }
+        self.watch_as(target.erase(), None);
     }
 
-    /// [`watch`](Self::watch), saying whether the watch was kept.
+    /// Be told, with `message` on the user lane, when `target` stops (S50): the
+    /// message arrives after every message `target` sent to this actor before it
+    /// stopped, locally and across a link (one link keeps its order), in place of
+    /// [`Signal::Terminated`](crate::Signal::Terminated). It is a message like any
+    /// other, handled by the handler for its type, and is never refused by a bounded
+    /// mailbox.
     ///
-    /// # Errors
+    /// Everything [`watch`](Self::watch) says holds: exactly once, also for a target
+    /// that had stopped; watching again replaces the message (or, with `watch`,
+    /// goes back to `Terminated`); [`unwatch`](Self::unwatch) cancels either. A
+    /// restart drops every watch, as for `watch`.
     ///
-    /// [`NotWatchable`] for a message adapter: watch its owner instead.
-    pub fn try_watch<Q: Message>(&mut self, target: &ActorRef<Q>) -> Result<(), NotWatchable> {
-        let target = target.erase();
-        if let Some(owner) = target.owner() {
-            return Err(NotWatchable {
-                target: target.path().clone(),
-                owner: owner.path().clone(),
-            });
-        }
-        self.watch_any(target);
-        Ok(())
+    /// ```
+    /// # #![allow(dead_code)]
+    /// use tapio::prelude::*;
+    ///
+    /// #[message]
+    /// pub struct Reading(pub f64);
+    ///
+    /// #[message]
+    /// pub struct Track(pub ActorRef<Reading>);
+    ///
+    /// #[message]
+    /// pub struct DeviceGone(pub String);
+    ///
+    /// pub struct Group;
+    ///
+    /// #[actor]
+    /// impl Group {
+    ///     fn track(&mut self, ctx: &mut Ctx<Self>, Track(device): Track) {
+    ///         // Arrives after any `Reading` the device sent here before it stopped.
+    ///         ctx.watch_with(&device, DeviceGone(device.path().name().to_owned()));
+    ///     }
+    ///
+    ///     fn reading(&mut self, _: Reading) {}
+    ///
+    ///     fn gone(&mut self, DeviceGone(name): DeviceGone) {
+    ///         let _ = name;
+    ///     }
+    /// }
+    /// ```
+    pub fn watch_with<Q: Message, M: Message>(&mut self, target: &ActorRef<Q>, message: M)
+    where
+        P: Accepts<M>,
+    {
+        self.watch_as(target.erase(), Some(P::wrap(message)));
     }
 
     pub(crate) fn watch_any(&mut self, target: AnyActorRef) {
+        self.watch_as(target, None);
+    }
+
+    /// Watch `named`, delivering `message` (or `Terminated` naming `named`) when it
+    /// stops; an adapter is watched through its owner.
+    fn watch_as(&mut self, named: AnyActorRef, message: Option<P>) {
         let me = self.self_ref.erase();
-        if target == me || !target.is_watchable() || !self.extra().watching.insert(target.clone()) {
+        let stops = named.owner().unwrap_or_else(|| named.clone());
+        if stops == me {
             return;
         }
-        self.effects().watch(&me, &target);
+        let watch = Watch { named, message };
+        if self.extra().watching.insert(stops.clone(), watch).is_none() {
+            self.effects().watch(&me, &stops);
+        }
     }
 
     /// A ref of the foreign protocol `F` whose messages reach this actor translated
@@ -436,8 +496,8 @@ impl<P: Message> ActorContext<P> {
     /// replaces the translation for every adapter of `F` this actor handed out. A
     /// restart keeps the actor's adapters, as it keeps its ref: refs handed out
     /// before it go on translating with the function they were made with, until a
-    /// setup that registers again for `F` replaces it. An adapter cannot be watched
-    /// (see [`try_watch`](Self::try_watch)) nor asked
+    /// setup that registers again for `F` replaces it. Watching an adapter watches
+    /// this actor ([`watch`](Self::watch)); an adapter cannot be asked
     /// ([`AskError::Adapter`](crate::AskError::Adapter)).
     ///
     /// # Examples
@@ -535,18 +595,17 @@ impl<P: Message> ActorContext<P> {
     }
 
     pub(crate) fn unwatch_any(&mut self, target: &AnyActorRef) {
-        if !self.take_watch(target) {
+        let stops = target.owner().unwrap_or_else(|| target.clone());
+        if self.take_watch(&stops).is_none() {
             return;
         }
-        self.effects().unwatch(&self.self_ref.erase(), target);
+        self.effects().unwatch(&self.self_ref.erase(), &stops);
     }
 
-    /// Whether this actor watches `target`; forgets the watch if so. Used when a
-    /// `Terminated` arrives, so that it is delivered at most once.
-    pub(crate) fn take_watch(&mut self, target: &AnyActorRef) -> bool {
-        self.extra
-            .as_mut()
-            .is_some_and(|extra| extra.watching.remove(target))
+    /// The watch that `stopped`'s stop ends, if this actor has one; forgotten here,
+    /// so that what it delivers is delivered at most once.
+    pub(crate) fn take_watch(&mut self, stopped: &AnyActorRef) -> Option<Watch<P>> {
+        self.extra.as_mut()?.watching.remove(stopped)
     }
 
     /// Drop every watch (on restart and on stop), telling each target.
@@ -556,7 +615,7 @@ impl<P: Message> ActorContext<P> {
         };
         let watching = std::mem::take(&mut extra.watching);
         let me = self.self_ref.erase();
-        for target in &watching {
+        for target in watching.keys() {
             self.effects().unwatch(&me, target);
         }
     }

@@ -23,7 +23,7 @@
 //! `LaneKind` beside the system lane's flags, read without a lock). The untyped side,
 //! `AnyCell`, is a set of capabilities rather than a way to the core (`path`, `uid`,
 //! `send_system`, `request_stop`, `is_stopping`, `has_ended`, `end_notice`, `wake`,
-//! `watchable`, `owner`, `outbox`, the promise's `awaits_answer`, `request_lost`
+//! `owner`, `outbox`, the promise's `awaits_answer`, `request_lost`
 //! and `request_refused`, `deliver_wire`, `into_any`), plus `local`, which hands out the
 //! core for the tree's bookkeeping. Code that is not about the tree (ask, watch, dead
 //! letters, `ActorSystem::stop`) uses the capabilities.
@@ -122,9 +122,6 @@ pub(crate) trait AnyCell: Send + Sync + 'static {
 
     /// Wake its task if it waits (its waker is kept in its mailbox).
     fn wake(&self);
-
-    /// Whether a watch of it can be kept: not for a message adapter.
-    fn watchable(&self) -> bool;
 
     /// For a message adapter, the actor it belongs to.
     fn owner(&self) -> Option<AnyActorRef>;
@@ -357,11 +354,6 @@ impl<P: Message> AnyCell for LocalCell<P> {
 
     fn wake(&self) {
         self.user.wake();
-    }
-
-    fn watchable(&self) -> bool {
-        // A ref to another system's actor is watched over the link.
-        !self.core.is_adapter()
     }
 
     fn request_lost(&self) {

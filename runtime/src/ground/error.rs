@@ -88,17 +88,3 @@ pub struct NotAChild {
     /// The actor that tried.
     pub caller: ActorPath,
 }
-
-/// Returned by `ctx.try_watch` for a target that cannot be watched: a message
-/// adapter, which has no life of its own.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{target} is a message adapter and cannot be watched: it stops with its owner, \
-     so watch the owner ({owner}) instead"
-)]
-pub struct NotWatchable {
-    /// The adapter.
-    pub target: ActorPath,
-    /// The actor that owns it.
-    pub owner: ActorPath,
-}

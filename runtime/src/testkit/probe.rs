@@ -264,19 +264,9 @@ impl<M: Message> TestProbe<M> {
     }
 
     /// Watch `target`: its end becomes expectable with
-    /// [`expect_terminated`](Self::expect_terminated).
-    ///
-    /// # Panics
-    ///
-    /// When `target` is a message adapter, which cannot be watched (it stops with its
-    /// owner, as [`ActorContext::try_watch`](crate::ActorContext::try_watch) says):
-    /// a test that waited for its end would wait for nothing. Watch the owner.
+    /// [`expect_terminated`](Self::expect_terminated). A message adapter is watched
+    /// through its owner, as [`ActorContext::watch`](crate::ActorContext::watch) says.
     pub fn watch<Q: Message>(&self, target: &ActorRef<Q>) {
-        assert!(
-            target.erase().is_watchable(),
-            "{} is a message adapter and cannot be watched: it stops with its owner; watch the owner instead",
-            target.path()
-        );
         let _ = self
             .actor
             .erase()

@@ -155,35 +155,52 @@ async fn s28_an_adapter_stops_with_its_owner(system: ActorSystem) {
     assert_eq!(letter.take_message::<Token>(), Some(Token("late".into())));
 }
 
-// S28: an adapter cannot be watched (the refusal says to watch the owner) nor asked.
+// S28 + S51: an adapter cannot be asked, and watching it watches its owner: when
+// the owner stops, the watcher hears `Terminated` naming the adapter it watched.
 #[tapio::test]
-async fn s28_an_adapter_cannot_be_watched_or_asked(system: ActorSystem) {
+async fn s28_s51_watching_an_adapter_watches_its_owner_and_asking_it_fails(system: ActorSystem) {
     #[message]
     pub struct HowMany {
         pub reply_to: ActorRef<u64>,
     }
     let (refs_tx, mut refs) = mpsc::unbounded_channel();
-    let (refusals_tx, mut refusals) = mpsc::unbounded_channel();
-    let _watcher: ActorRef<u64> = system
+    let owner: ActorRef<u64> = system
         .spawn(
             Behaviors::setup(move |ctx| {
                 let adapter: ActorRef<HowMany> =
                     ctx.message_adapter(|query: HowMany| query.reply_to.uid());
-                let _ = refusals_tx.send(ctx.try_watch(&adapter));
                 let _ = refs_tx.send(adapter);
                 Behaviors::receive_message(|_: u64| {})
             }),
-            "watcher",
+            "owner",
         )
         .unwrap();
-    let refused = recv_within(&mut refusals, WAIT).await.unwrap_err();
-    assert_eq!(refused.owner.to_string(), "/user/watcher");
-    assert!(refused.to_string().contains("watch the owner"));
     let adapter = recv_within(&mut refs, WAIT).await;
     match adapter.ask_with(|reply_to| HowMany { reply_to }).await {
         Err(AskError::Adapter { target }) => assert_eq!(&target, adapter.path()),
         other => panic!("expected AskError::Adapter, got {other:?}"),
     }
+    let (ended_tx, mut ended) = mpsc::unbounded_channel();
+    let (watching_tx, mut watching) = mpsc::unbounded_channel();
+    let watched = adapter.clone();
+    let _watcher: ActorRef<u64> = system
+        .spawn(
+            Behaviors::setup(move |ctx| {
+                ctx.watch(&watched);
+                let _ = watching_tx.send(());
+                let ended_tx = ended_tx.clone();
+                Behaviors::receive_message(|_: u64| {}).on_signal(move |_, signal| {
+                    if let Signal::Terminated(end) = signal {
+                        let _ = ended_tx.send(end.actor().path().clone());
+                    }
+                })
+            }),
+            "watcher",
+        )
+        .unwrap();
+    recv_within(&mut watching, WAIT).await;
+    system.stop(&owner).unwrap();
+    assert_eq!(&recv_within(&mut ended, WAIT).await, adapter.path());
 }
 
 // S28: an adapter is the reply ref of a request to another actor, which answers in

@@ -106,20 +106,6 @@ async fn s28_adapters_translate_in_order_and_stop_with_their_owner(system: Actor
             .contains("ask the owner instead")
     );
 
-    let (verdicts, mut verdict) = mpsc::unbounded_channel();
-    let words_to_watch = words.clone();
-    let _watcher = system
-        .spawn(
-            Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
-                let _ = verdicts.send(ctx.try_watch(&words_to_watch).map_err(|e| e.to_string()));
-                Behaviors::ignore()
-            }),
-            "watcher",
-        )
-        .unwrap();
-    let refused = verdict.recv().await.unwrap().unwrap_err();
-    assert!(refused.contains("/user/owner"), "{refused}");
-
     probe.watch(&owner);
     owner.tell(0_u64);
     assert_eq!(probe.expect_message(WAIT).await, 0);

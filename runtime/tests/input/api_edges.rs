@@ -26,8 +26,8 @@ use tapio::testkit::{BehaviorTestKit, LinkDirection, TestConfig, TestInbox, Test
 use tapio::wire::WireLimits;
 use tapio::{
     Address, AskError, DeadLetter, DeadLetterReason, IntoBehavior, InvalidMailbox, InvalidStrategy,
-    MailboxConfig, NotAChild, NotTopLevel, NotWatchable, OverflowStrategy, SpawnError, SystemError,
-    ZeroInterval, remote_behavior,
+    MailboxConfig, NotAChild, NotTopLevel, OverflowStrategy, SpawnError, SystemError, ZeroInterval,
+    remote_behavior,
 };
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::{Instant, timeout};
@@ -226,7 +226,6 @@ fn input_every_public_error_is_a_std_error_send_sync_static() {
         tapio::SystemError,
         tapio::NotTopLevel,
         tapio::NotAChild,
-        tapio::NotWatchable,
         tapio::AskError,
         tapio::BlockingError,
         tapio::Failure,
@@ -325,14 +324,6 @@ async fn input_errors_for_bad_input_say_what_to_do(system: ActorSystem) {
         NotAChild {
             target: path.clone(),
             caller: path.clone(),
-        }
-        .to_string(),
-    ));
-    messages.push((
-        "try_watch",
-        NotWatchable {
-            target: path.clone(),
-            owner: path.clone(),
         }
         .to_string(),
     ));

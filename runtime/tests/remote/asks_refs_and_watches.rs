@@ -1023,3 +1023,90 @@ async fn s9_s23_s44_a_request_whose_handler_fails_and_stops_the_target_is_termin
     }
     nodes.terminate().await;
 }
+
+/// What the watcher of the S50 test below is told.
+#[message(remote = "s50.tracked.v1")]
+#[derive(Debug)]
+pub enum Tracked {
+    /// Watch this device with `watch_with(.., Tracked::Gone)`.
+    Watch(ActorRef<Burst>),
+    /// Wait in the handler until the gate opens.
+    Hold,
+    Reading(u64),
+    Gone,
+}
+
+/// Told to a device: send this many readings to the watcher, then stop.
+#[message(remote = "s50.burst.v1")]
+pub struct Burst(pub u64);
+
+// S50 + S40: `watch_with` across a link: the watcher on A is held while the device on
+// B sends it 1,000 readings and stops; once free, it handles all 1,000, then the
+// message `watch_with` asked for (one link keeps its order, and the message waits
+// behind what is queued; `Terminated`, a signal, would overtake them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn s50_s40_watch_with_across_a_link_comes_after_what_the_device_sent() {
+    let nodes = pair();
+    let gate = outside::Gate::new();
+    let (log_tx, mut log) = mpsc::unbounded_channel::<String>();
+    let held = gate.clone();
+    let watcher = nodes
+        .a
+        .spawn(
+            Behaviors::receive(move |ctx: &mut ActorContext<Tracked>, tracked: Tracked| {
+                let said = match tracked {
+                    Tracked::Watch(device) => {
+                        ctx.watch_with(&device, Tracked::Gone);
+                        "watching".to_string()
+                    }
+                    Tracked::Hold => {
+                        let _ = log_tx.send("held".to_string());
+                        held.pass();
+                        return;
+                    }
+                    Tracked::Reading(n) => n.to_string(),
+                    Tracked::Gone => "gone".to_string(),
+                };
+                let _ = log_tx.send(said);
+            }),
+            "watcher",
+        )
+        .unwrap();
+    let watcher_from_b = nodes
+        .b
+        .resolve::<Tracked>(&uri(&nodes.a, "/user/watcher"))
+        .unwrap();
+    let device = nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |Burst(n): Burst| {
+                for i in 0..n {
+                    watcher_from_b.tell(Tracked::Reading(i));
+                }
+                Behaviors::stopped()
+            }),
+            "device",
+        )
+        .unwrap();
+    let mut probe = TestProbe::<u64>::new(&nodes.b);
+    probe.watch(&device);
+    let device_from_a = nodes
+        .a
+        .resolve::<Burst>(&uri(&nodes.b, "/user/device"))
+        .unwrap();
+    watcher.tell(Tracked::Watch(device_from_a.clone()));
+    assert_eq!(next(&mut log).await, "watching");
+    watcher.tell(Tracked::Hold);
+    assert_eq!(next(&mut log).await, "held");
+    device_from_a.tell(Burst(1_000));
+    probe.expect_terminated(&device, T).await;
+    gate.open();
+    let mut expected: Vec<String> = (0..1_000).map(|n| n.to_string()).collect();
+    expected.push("gone".to_string());
+    let mut got = Vec::new();
+    for _ in 0..expected.len() {
+        got.push(next(&mut log).await);
+    }
+    assert_eq!(got, expected);
+    nodes.terminate().await;
+}

@@ -225,3 +225,39 @@ pub async fn pass_two_centuries() {
     tokio::time::sleep_until(start + TWO_CENTURIES).await;
     assert!(start.elapsed() >= TWO_CENTURIES, "{:?}", start.elapsed());
 }
+
+/// A gate a synchronous handler waits at, on its worker (so its test runs on two at
+/// least), at most `T`: it passes once for each `open`.
+#[derive(Clone)]
+pub struct Gate {
+    opened: std::sync::mpsc::Sender<()>,
+    wait: std::sync::Arc<std::sync::Mutex<std::sync::mpsc::Receiver<()>>>,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Gate {
+    pub fn new() -> Self {
+        let (opened, wait) = std::sync::mpsc::channel();
+        Self {
+            opened,
+            wait: std::sync::Arc::new(std::sync::Mutex::new(wait)),
+        }
+    }
+
+    pub fn open(&self) {
+        self.opened.send(()).unwrap();
+    }
+
+    pub fn pass(&self) {
+        self.wait
+            .lock()
+            .unwrap()
+            .recv_timeout(T)
+            .expect("the gate opens in time");
+    }
+}

@@ -1,4 +1,5 @@
-//! Tests of death watch: `Terminated` exactly once, watching and unwatching (S18).
+//! Tests of death watch: `Terminated` exactly once, watching and unwatching (S18),
+//! `watch_with` (S50), watching an adapter (S51).
 //!
 //! One module a topic; `support` is shared by every test binary.
 
@@ -21,3 +22,4 @@ pub mod rewatch;
 pub mod sequences;
 pub mod signal_switch_and_probes;
 pub mod terminated;
+pub mod watch_with;

@@ -584,10 +584,21 @@ impl<P: Message> CellState<P> {
                 }
             }
             SystemMessage::Terminated(actor) => {
-                if self.phase != Phase::Running || !self.ctx.take_watch(&actor) {
+                if self.phase != Phase::Running {
                     return;
                 }
-                let terminated = Signal::Terminated(Terminated::new(actor));
+                let Some(watch) = self.ctx.take_watch(&actor) else {
+                    return;
+                };
+                if let Some(message) = watch.message {
+                    // `watch_with` (S50): behind everything already queued, which
+                    // holds whatever the stopped actor sent here, past any bound.
+                    self.cell.deliver(Envelope::Run(Box::new(Box::new(
+                        move |_: &mut ActorContext<P>| Ok(Some(message)),
+                    ))));
+                    return;
+                }
+                let terminated = Signal::Terminated(Terminated::new(watch.named));
                 let after = AfterSignal::of(&terminated);
                 let Some(outcome) = self.interruptible_signal(terminated).await else {
                     return;

@@ -1,8 +1,8 @@
 //! Group routers: routees the user spawned elsewhere and hands over as refs.
 //!
 //! A ref given twice counts once. The router watches its routees and does not stop
-//! them with it. A routee that is a message adapter cannot be watched: the group
-//! watches its owner, whose `Terminated` drops every adapter it owns.
+//! them with it. A routee that is a message adapter stops with its owner: the group
+//! watches the owner, whose `Terminated` drops every adapter it owns.
 
 use std::fmt;
 use std::hash::Hash;
@@ -79,8 +79,9 @@ impl<P: Message> IntoBehavior<P> for Group<P> {
         Behaviors::setup(move |ctx| {
             let mut rotation = Rotation::default();
             for routee in routees.iter() {
-                // A message adapter cannot be watched, and stops with its owner
-                // (S28): the owner is watched for it.
+                // A message adapter stops with its owner (S28, S51): the owner is
+                // watched, once for all its adapters, whose `Terminated` drops them
+                // all (`RouterActor`).
                 match routee.erase().owner() {
                     Some(owner) => ctx.watch_any(owner),
                     None => ctx.watch(routee),

@@ -139,9 +139,9 @@ impl Routers {
     /// them but does not own them. A ref given twice counts once. Spawn what this
     /// returns.
     ///
-    /// A routee may be a message adapter: an adapter cannot be watched, so the
-    /// router watches its owner, and when the owner stops, every adapter of that
-    /// owner leaves the group (an adapter stops with its owner).
+    /// A routee may be a message adapter: an adapter stops with its owner, so the
+    /// router watches the owner, and when the owner stops, every adapter of that
+    /// owner leaves the group.
     ///
     /// # Errors
     ///
