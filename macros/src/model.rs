@@ -55,6 +55,17 @@ pub(crate) struct ActorModel<'a> {
     pub(crate) handlers: Vec<Handler<'a>>,
     /// The `#[signal]` method, if any.
     pub(crate) signal: Option<SignalHandler<'a>>,
+    /// `sub_protocols(..)`: enums of some of its messages.
+    pub(crate) sub_protocols: Vec<SubProtocol>,
+}
+
+/// A sub-protocol of an actor: an enum of some of its messages, which its protocol
+/// accepts, so its ref narrows to it.
+pub(crate) struct SubProtocol {
+    /// The enum's name, as written.
+    pub(crate) name: Ident,
+    /// Its messages, each one the actor handles.
+    pub(crate) messages: Vec<Type>,
 }
 
 /// A variant of a protocol enum: the message it carries.

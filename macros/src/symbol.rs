@@ -35,6 +35,9 @@ pub(crate) const SHUTDOWN_TIMEOUT_MS: &str = "shutdown_timeout_ms";
 pub(crate) const MESSAGES: &str = "messages";
 /// `#[actor(states(A => B, B))]`: a state machine's transition table.
 pub(crate) const STATES: &str = "states";
+/// `#[actor(sub_protocols(Customer(Deposit, Balance)))]`: enums of some of the
+/// actor's messages, to narrow its ref to.
+pub(crate) const SUB_PROTOCOLS: &str = "sub_protocols";
 /// `#[actor(stash_capacity = 100)]`: how much a stashing state holds.
 pub(crate) const STASH_CAPACITY: &str = "stash_capacity";
 /// `#[state(Actor, unhandled = stash)]`

@@ -12,7 +12,7 @@ use crate::parse::message::item_keyword_span;
 use crate::parse::{Form, bare, list_of, peel, value_of};
 use crate::symbol::{
     HANDLER, HELPER, HELPERS, HELPERS_SUFFIX, MESSAGES, NO_HELPER, OTHERWISE, PROTOCOL,
-    PROTOCOL_SUFFIX, SIGNAL, STASH_CAPACITY, STATE_HOOKS, STATES, VARIANT, VIS,
+    PROTOCOL_SUFFIX, SIGNAL, STASH_CAPACITY, STATE_HOOKS, STATES, SUB_PROTOCOLS, VARIANT, VIS,
 };
 
 /// The arguments of `#[actor(..)]`.
@@ -29,6 +29,8 @@ pub(crate) struct ActorArgs {
     pub(crate) states: Option<Vec<crate::parse::states::Row>>,
     /// `stash_capacity = N`.
     pub(crate) stash_capacity: Option<syn::LitInt>,
+    /// `sub_protocols(Name(A, B), ..)`.
+    sub_protocols: Vec<crate::model::SubProtocol>,
     /// Whether an argument was refused: the ones after it were not read, so a
     /// state machine missing `messages(..)` or `states(..)` is not reported again.
     pub(crate) refused: bool,
@@ -45,6 +47,10 @@ const VIS_FORM: Form = Form {
 const HELPERS_FORM: Form = Form {
     written: "helpers` or `helpers = CounterApi",
     meaning: "typed helpers on the ref, and the name of their trait",
+};
+const SUB_PROTOCOLS_FORM: Form = Form {
+    written: "sub_protocols(Customer(Deposit, Balance))",
+    meaning: "enums of some of the actor's messages, to narrow its ref to (`ActorRef::narrow`)",
 };
 const MESSAGES_FORM: Form = Form {
     written: "messages(Connect, Send)",
@@ -80,7 +86,16 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.get_ident().map(ToString::to_string);
         if let Some(key) = key
-            && [PROTOCOL, MESSAGES, STATES, STASH_CAPACITY, VIS, HELPERS].contains(&key.as_str())
+            && [
+                PROTOCOL,
+                MESSAGES,
+                STATES,
+                STASH_CAPACITY,
+                VIS,
+                HELPERS,
+                SUB_PROTOCOLS,
+            ]
+            .contains(&key.as_str())
             && !given.insert(key.clone())
         {
             return Err(meta.error(format!(
@@ -124,6 +139,10 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
             }
             parsed.stash_capacity = Some(capacity);
             Ok(())
+        } else if meta.path.is_ident(SUB_PROTOCOLS) {
+            let listed = list_of(&meta, SUB_PROTOCOLS_FORM)?;
+            parsed.sub_protocols = parse_sub_protocols(listed)?;
+            Ok(())
         } else if meta.path.is_ident(VIS) {
             parsed.vis = Some(value_of(&meta, VIS_FORM)?);
             Ok(())
@@ -137,7 +156,7 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
             Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS}` or `{HELPERS} = Name` (typed helpers on the ref, and their trait's name) and `{VIS} = pub(crate)` (their visibility); a state machine adds `{MESSAGES}(A, B, ..)` (its protocol), `{STATES}(First => Second | Third, ..)` (its transition table) and `{STASH_CAPACITY} = N`"
+                "unknown argument: `#[actor]` takes `{PROTOCOL} = Name` (the protocol enum's name), `{HELPERS}` or `{HELPERS} = Name` (typed helpers on the ref, and their trait's name), `{VIS} = pub(crate)` (their visibility) and `{SUB_PROTOCOLS}(Name(A, B), ..)` (enums of some of its messages, to narrow its ref to); a state machine adds `{MESSAGES}(A, B, ..)` (its protocol), `{STATES}(First => Second | Third, ..)` (its transition table) and `{STASH_CAPACITY} = N`"
             )))
         }
     });
@@ -146,6 +165,46 @@ pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> ActorArgs {
         parsed.refused = true;
     }
     parsed
+}
+
+/// `Name(A, B), Other(C)`: each sub-protocol's name and its messages.
+fn parse_sub_protocols(listed: TokenStream) -> syn::Result<Vec<crate::model::SubProtocol>> {
+    struct One(crate::model::SubProtocol);
+    impl syn::parse::Parse for One {
+        fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+            let name: syn::Ident = input.parse().map_err(|error| {
+                SUB_PROTOCOLS_FORM.error(
+                    error.span(),
+                    "a sub-protocol is a name and its messages in parentheses",
+                )
+            })?;
+            if !input.peek(syn::token::Paren) {
+                return Err(SUB_PROTOCOLS_FORM.error(
+                    name.span(),
+                    &format!("`{name}` lists its messages in parentheses"),
+                ));
+            }
+            let content;
+            syn::parenthesized!(content in input);
+            let messages =
+                content.parse_terminated(<Type as syn::parse::Parse>::parse, syn::Token![,])?;
+            if messages.is_empty() {
+                return Err(SUB_PROTOCOLS_FORM.error(
+                    name.span(),
+                    &format!("`{name}` lists no message: a sub-protocol holds at least one of the actor's messages"),
+                ));
+            }
+            Ok(Self(crate::model::SubProtocol {
+                name,
+                messages: messages.into_iter().collect(),
+            }))
+        }
+    }
+    let parser = syn::punctuated::Punctuated::<One, syn::Token![,]>::parse_terminated;
+    Ok(syn::parse::Parser::parse2(parser, listed)?
+        .into_iter()
+        .map(|one| one.0)
+        .collect())
 }
 
 /// The impl block, if the item is one `#[actor]` can work with.
@@ -268,6 +327,7 @@ pub(crate) fn parse_actor<'a>(
         helpers,
         handlers,
         signal,
+        sub_protocols: args.sub_protocols,
     })
 }
 

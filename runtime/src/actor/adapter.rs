@@ -33,7 +33,7 @@ use crate::actor::{ActorPath, ActorRef, AnyActorRef, CellCore, LocalCell};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::Failure;
 use crate::ground::message::Message;
-use crate::mailbox::{AdaptedMessage, AdapterSlot, Forward};
+use crate::mailbox::{AdaptedMessage, AdapterSlot, Forward, Passed};
 
 /// The translation of one foreign type into the owner's protocol.
 type Translate<F, P> = dyn Fn(F) -> Result<P, Failure> + Send + Sync;
@@ -88,7 +88,7 @@ struct ToOwner<P: Message> {
 }
 
 impl<F: Message, P: Message> Forward<F> for ToOwner<P> {
-    fn forward(&self, message: F) -> bool {
+    fn forward(&self, message: F) -> Passed {
         let adapted: Box<lanes::Adapted<P>> = Box::new(Adapted {
             message,
             adapter: self.adapter.clone(),
@@ -102,10 +102,15 @@ impl<F: Message, P: Message> Forward<F> for ToOwner<P> {
         {
             Sent::Refused(Envelope::Adapted(adapted)) => {
                 (*adapted).dead_letter(DeadLetterReason::RecipientStopped);
-                false
+                Passed::Refused
             }
-            Sent::Refused(_) | Sent::DeadLettered => false,
-            Sent::Queued | Sent::PushedOut(_) | Sent::Full { .. } | Sent::Unwanted(..) => true,
+            Sent::Refused(_) | Sent::DeadLettered => Passed::Refused,
+            // Adapted envelopes are never refused by a bound.
+            Sent::Queued
+            | Sent::PushedOut(_)
+            | Sent::Full { .. }
+            | Sent::Unwanted(..)
+            | Sent::FullThere => Passed::Queued,
         }
     }
 

@@ -147,6 +147,28 @@ impl AnyActorRef {
         self.cell.request_refused(refusal);
     }
 
+    /// The actor whose stop ends this ref: the ref's own, an adapter's owner, a
+    /// narrowed ref's actor (however many times narrowed).
+    pub(crate) fn ends_with(&self) -> AnyActorRef {
+        let mut actor = self.clone();
+        while let Some(owner) = actor.owner() {
+            actor = owner;
+        }
+        actor
+    }
+
+    /// The actor a narrowed ref names (however many times narrowed); any other
+    /// ref itself.
+    pub(crate) fn unnarrowed(&self) -> AnyActorRef {
+        let mut actor = self.clone();
+        while actor.local().is_some_and(|core| core.lane().is_narrowed())
+            && let Some(owner) = actor.owner()
+        {
+            actor = owner;
+        }
+        actor
+    }
+
     /// For a message adapter, the actor it belongs to.
     pub(crate) fn owner(&self) -> Option<AnyActorRef> {
         self.cell.owner()

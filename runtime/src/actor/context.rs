@@ -364,7 +364,7 @@ impl<P: Message> ActorContext<P> {
     /// # let _ = parent;
     /// ```
     pub fn stop(&mut self, child: impl Into<AnyActorRef>) -> Result<(), NotAChild> {
-        let child = child.into();
+        let child = child.into().unnarrowed();
         let core = self.self_ref.core();
         let is_child = core
             .children()
@@ -475,7 +475,7 @@ impl<P: Message> ActorContext<P> {
     /// stops; an adapter is watched through its owner.
     fn watch_as(&mut self, named: AnyActorRef, message: Option<P>) {
         let me = self.self_ref.erase();
-        let stops = named.owner().unwrap_or_else(|| named.clone());
+        let stops = named.ends_with();
         if stops == me {
             return;
         }
@@ -595,7 +595,7 @@ impl<P: Message> ActorContext<P> {
     }
 
     pub(crate) fn unwatch_any(&mut self, target: &AnyActorRef) {
-        let stops = target.owner().unwrap_or_else(|| target.clone());
+        let stops = target.ends_with();
         if self.take_watch(&stops).is_none() {
             return;
         }

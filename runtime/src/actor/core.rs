@@ -241,6 +241,13 @@ impl CellCore {
         Self::with_lane(Some(path), uid, system, Parent::System, lane)
     }
 
+    /// The core of a narrowed ref to the actor at `path` of incarnation `uid`: the
+    /// same identity, a lane that takes no system messages; its end is the actor's.
+    pub(crate) fn narrowed(path: ActorPath, uid: u64, system: Arc<SystemShared>) -> Self {
+        let lane = SystemLane::narrowed();
+        Self::with_lane(Some(path), uid, system, Parent::System, lane)
+    }
+
     /// The core of a ref to the incarnation `uid` of the actor at `path`, of this
     /// system, which has stopped: what is told to it is a dead letter, and watching
     /// it reports `Terminated` at once.

@@ -44,6 +44,7 @@ mod core;
 pub(crate) mod effects;
 pub(crate) mod incarnation;
 pub(crate) mod lanes;
+mod narrow;
 mod offer;
 pub(crate) mod promise;
 pub(crate) mod reply;
@@ -227,6 +228,7 @@ impl<P: Message> LocalCell<P> {
                 Delivery::Refused
             }
             Sent::DeadLettered => Delivery::Refused,
+            Sent::FullThere => Delivery::Full,
             Sent::Unwanted(answer, reason) => {
                 system.dead_letter(answer, path, reason);
                 Delivery::Refused
@@ -374,8 +376,9 @@ impl<P: Message> AnyCell for LocalCell<P> {
     }
 
     fn owner(&self) -> Option<AnyActorRef> {
-        // Only an adapter's lane is asked (it takes the lane's lock).
-        if !self.core.is_adapter() {
+        // Only an adapter's or a narrowed ref's lane is asked (it takes the lane's
+        // lock).
+        if !self.core.is_adapter() && !self.core.lane().is_narrowed() {
             return None;
         }
         self.user.adapter_owner()

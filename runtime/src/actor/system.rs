@@ -424,7 +424,7 @@ impl ActorSystem {
     /// # }
     /// ```
     pub fn stop(&self, actor: impl Into<AnyActorRef>) -> Result<(), NotTopLevel> {
-        let actor = actor.into();
+        let actor = actor.into().unnarrowed();
         let refused = || NotTopLevel {
             target: actor.path().clone(),
             system: self.name().to_owned(),

@@ -48,7 +48,7 @@ pub(crate) use self::system::{
     ABANDONED, IN_HANDLER, NEVER_RAN, STOPPING, SystemLane, SystemMessage, TurnWaiter,
     WAITING_FOR_CHILDREN,
 };
-pub(crate) use self::user::{AdapterSlot, Batch, Forward, Offered, Sent, UserLane};
+pub(crate) use self::user::{AdapterSlot, Batch, Forward, Offered, Passed, Sent, UserLane};
 
 use std::fmt;
 

@@ -140,6 +140,8 @@ pub(crate) enum LaneKind {
     Adapter,
     /// A ref to an actor of another system.
     Remote,
+    /// A narrowed ref: the same actor, of a narrower protocol (`ActorRef::narrow`).
+    Narrowed,
 }
 
 const PENDING: u8 = 1;
@@ -307,6 +309,15 @@ impl SystemLane {
         }
     }
 
+    /// A narrowed ref's lane: closed (the actor's own lane takes its system
+    /// messages).
+    pub(crate) fn narrowed() -> Self {
+        Self {
+            kind: LaneKind::Narrowed,
+            ..Self::closed(0)
+        }
+    }
+
     /// The lane of a ref to an actor of another system: closed here (its system
     /// messages would go over the link).
     pub(crate) fn remote() -> Self {
@@ -335,6 +346,11 @@ impl SystemLane {
     /// Whether this is a message adapter's lane.
     pub(crate) fn is_adapter(&self) -> bool {
         self.kind == LaneKind::Adapter
+    }
+
+    /// Whether this is a narrowed ref's lane.
+    pub(crate) fn is_narrowed(&self) -> bool {
+        self.kind == LaneKind::Narrowed
     }
 
     /// Whether this is an actor that has begun to stop: its mailbox takes nothing

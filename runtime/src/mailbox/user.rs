@@ -121,14 +121,26 @@ pub(crate) struct AdapterSlot<F: Message> {
     forward: Box<dyn Forward<F>>,
 }
 
-/// How an adapter reaches its owner (whose protocol its own type does not name).
+/// How an adapter reaches its owner (whose protocol its own type does not name), or
+/// a narrowed ref its actor.
 pub(crate) trait Forward<F: Message>: Send + Sync + 'static {
-    /// Hand `message` to the owner, to be translated there. `false` if the owner has
-    /// stopped: the message is then a dead letter naming the adapter.
-    fn forward(&self, message: F) -> bool;
+    /// Hand `message` to the owner, to be translated there (an adapter) or as it is
+    /// (a narrowed ref). What was not queued is a dead letter already.
+    fn forward(&self, message: F) -> Passed;
 
     /// The owner.
     fn owner(&self) -> crate::mailbox::Identity;
+}
+
+/// What became of a message an adapter or a narrowed ref passed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Passed {
+    /// Queued by the actor it was passed to.
+    Queued,
+    /// Refused by that actor's full bounded mailbox.
+    Full,
+    /// Refused otherwise: that actor has stopped.
+    Refused,
 }
 
 impl<F: Message> AdapterSlot<F> {
@@ -174,6 +186,9 @@ pub(crate) enum Sent<P: Message, C> {
     Unwanted(P, DeadLetterReason),
     /// Passed on by an adapter to an owner that had stopped: dead-lettered already.
     DeadLettered,
+    /// Passed on by a narrowed ref to its actor, whose full bounded mailbox
+    /// refused it: dead-lettered already.
+    FullThere,
 }
 
 /// What one look by an `offer` found.
@@ -232,7 +247,7 @@ impl<P: Message, C> UserLane<P, C> {
         }
     }
 
-    /// The owner, for a message adapter's lane.
+    /// The owner, for a message adapter's lane; the actor, for a narrowed ref's.
     pub(crate) fn adapter_owner(&self) -> Option<crate::mailbox::Identity> {
         match &*self.lock() {
             Lane::Adapter(slot) => Some(slot.forward.owner()),
@@ -702,13 +717,11 @@ impl<P: Message, C> UserLane<P, C> {
 impl<F: Message> AdapterSlot<F> {
     fn send<C>(&self, envelope: Envelope<F, C>) -> Sent<F, C> {
         match envelope {
-            Envelope::Message(message) => {
-                if self.forward.forward(message) {
-                    Sent::Queued
-                } else {
-                    Sent::DeadLettered
-                }
-            }
+            Envelope::Message(message) => match self.forward.forward(message) {
+                Passed::Queued => Sent::Queued,
+                Passed::Full => Sent::FullThere,
+                Passed::Refused => Sent::DeadLettered,
+            },
             other => Sent::Refused(other),
         }
     }

@@ -19,6 +19,7 @@ pub mod examples_named_in_docs;
 pub mod lifecycle;
 pub mod logging;
 pub mod many_systems_and_threads;
+pub mod narrow;
 pub mod races;
 pub mod setup_once;
 pub mod setup_once_log;
