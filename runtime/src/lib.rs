@@ -209,7 +209,7 @@ pub use crate::actor::behavior::{
 };
 pub use crate::actor::blocking::{Blocking, BlockingError};
 pub use crate::actor::context::{ActorContext, Ctx};
-pub use crate::actor::reply::{IntoReply, ReplyThen, ReplyTo, Request};
+pub use crate::actor::reply::{Forward, IntoReply, ReplyThen, ReplyTo, Request};
 pub use crate::actor::signal::{ChildFailed, DeathPact, Signal, Terminated};
 pub use crate::actor::stash::{InvalidStash, StashBuffer, StashOverflow};
 pub use crate::actor::supervision::{
@@ -259,7 +259,7 @@ pub mod __private {
         stash, stay_next, switched, vacant,
     };
     pub use crate::ground::message::{
-        Accepts, Answers, Extract, Message, NoReply, Payload, Protocol, ReplySlot,
+        Accepts, Answers, Dropped, Extract, Message, NoReply, Payload, Protocol, ReplySlot,
     };
     pub use crate::net::remote::spawn::SpawnArgs;
     pub use crate::{Actor, ActorContext, ActorRef, Ask, Behavior};

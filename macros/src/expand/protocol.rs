@@ -77,12 +77,13 @@ fn enum_of(
         quote!(#(#cfgs)* Self::#variant(..) => #f.write_str(#name),)
     });
     let reply = local("reply");
-    let pushed_out = variants.iter().map(|handler| {
+    let why = local("why");
+    let dropped = variants.iter().map(|handler| {
         let (variant, cfgs) = (&handler.variant, &handler.cfgs);
         quote! {
             #(#cfgs)*
             Self::#variant(#message, #reply) => {
-                ::tapio::__private::ReplySlot::refuse_pushed_out(#reply);
+                ::tapio::__private::ReplySlot::refuse_dropped(#reply, #why);
                 Self::#variant(#message, ::core::default::Default::default())
             }
         }
@@ -194,9 +195,9 @@ fn enum_of(
                 }
             }
 
-            fn refuse_pushed_out(self) -> Self {
+            fn refuse_dropped(self, #why: ::tapio::__private::Dropped) -> Self {
                 match self {
-                    #(#pushed_out)*
+                    #(#dropped)*
                 }
             }
         }

@@ -197,7 +197,7 @@ impl<P: Message> LocalCell<P> {
             Sent::Queued => Delivery::Queued,
             Sent::PushedOut(oldest) => {
                 // Its ask, if it is a request, fails at once (S54).
-                let oldest = oldest.refuse_pushed_out();
+                let oldest = oldest.refuse_dropped(crate::ground::message::Dropped::PushedOut);
                 system.dead_letter(oldest, path, DeadLetterReason::PushedOut);
                 Delivery::Queued
             }

@@ -25,7 +25,7 @@ use crate::actor::context::ActorContext;
 use crate::actor::{ActorPath, ActorRef};
 use crate::ground::events::DeadLetterReason;
 use crate::ground::failure::{Failure, IntoFailure};
-use crate::ground::message::{Message, NoReply, ReplySlot};
+use crate::ground::message::{AnsweredBy, Message, NoReply, ReplySlot};
 
 /// Where the answer to one request goes: the ref of whoever asked, or nobody when the
 /// request was told.
@@ -121,9 +121,30 @@ impl<T: Message> ReplyTo<T> {
         // On a failure nothing is sent: a promise of another system hears, once the
         // supervisor has decided, whether the actor stops (see `RemoteSlot`'s
         // `Drop`), as a local asker reads its target's state.
-        let (answer, next) = output.into_reply()?;
-        self.send(answer, ctx.path(), ctx.system());
-        Ok(next)
+        output.reply_through(self, ctx)
+    }
+
+    /// Hand `request`, with the duty to answer it, to `target`, which answers
+    /// whoever awaits this reply directly (S52): the actor that forwards is free at
+    /// once. `target` must answer `request` with `T`, which the compiler checks. An
+    /// ask awaiting the answer fails at once if `target` cannot take the request
+    /// (`MailboxFull`, `TargetTerminated`) or stops while it holds it
+    /// (`TargetTerminated`). In an `#[actor]` handler, return a [`Forward`] instead.
+    pub fn forward<M, Q>(self, target: &ActorRef<Q>, request: M)
+    where
+        M: Request<Reply = T> + AnsweredBy<Q>,
+        Q: Message,
+    {
+        let awaiting = self.target.clone();
+        let delivery = target.deliver_to(request.wrap_into(self));
+        let refusal = match delivery {
+            crate::actor::Delivery::Queued => return,
+            crate::actor::Delivery::Full => crate::actor::promise::Refusal::MailboxFull,
+            crate::actor::Delivery::Refused => crate::actor::promise::Refusal::TargetTerminated,
+        };
+        if let Some(awaiting) = awaiting {
+            awaiting.refuse_answer(refusal);
+        }
     }
 
     /// Deliver `answer`; `from` is the answering actor, named in the dead letter when
@@ -149,47 +170,163 @@ impl<T: Message> fmt::Debug for ReplyTo<T> {
 
 /// What a request handler may return: the declared reply type `R`, a
 /// [`ReplyThen<R, P>`] (the answer, then a next behavior for the actor of protocol
-/// `P`), or a `Result` of either whose error fails the actor (and sends no answer).
+/// `P`), a [`Forward<R>`] (the request handed on, to an actor that answers it), or
+/// a `Result` of one of these whose error fails the actor (and sends no answer).
 #[diagnostic::on_unimplemented(
     message = "a handler of a request answered with `{R}` cannot return `{Self}`",
-    label = "expected `{R}`, a `ReplyThen<{R}, {P}>`, or a `Result` of one of these",
-    note = "the request declares its reply with `#[message(reply = {R})]`: return that type (or `ReplyThen<{R}, {P}>` to answer and then stop or switch), or change the declaration"
+    label = "expected `{R}`, a `ReplyThen<{R}, {P}>`, a `Forward<{R}>`, or a `Result` of one of these",
+    note = "the request declares its reply with `#[message(reply = {R})]`: return that type (or `ReplyThen<{R}, {P}>` to answer and then stop or switch, or `Forward::to(&other, request)` to have another actor answer), or change the declaration"
 )]
 pub trait IntoReply<R: Message, P: Message> {
-    /// The answer and the next behavior, or the failure.
-    fn into_reply(self) -> Result<(R, Behavior<P>), Failure>;
+    /// Carry it out: send the answer through `reply` (a [`Forward`] hands `reply`
+    /// on with its request) and return the next behavior; a failure sends nothing.
+    #[doc(hidden)]
+    fn reply_through(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<P>,
+    ) -> Result<Behavior<P>, Failure>;
 }
 
 impl<R: Message, P: Message> IntoReply<R, P> for R {
     #[inline]
-    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
-        Ok((self, Behaviors::same()))
+    fn reply_through(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<P>,
+    ) -> Result<Behavior<P>, Failure> {
+        reply.send(self, ctx.path(), ctx.system());
+        Ok(Behaviors::same())
     }
 }
 
 impl<R: Message, P: Message> IntoReply<R, P> for ReplyThen<R, P> {
     #[inline]
-    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
-        Ok((self.answer, self.next))
+    fn reply_through(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<P>,
+    ) -> Result<Behavior<P>, Failure> {
+        reply.send(self.answer, ctx.path(), ctx.system());
+        Ok(self.next)
     }
 }
 
-// Two impls for `Result`, not one over `Result<T: IntoReply, E>`: a reply type may
-// itself be a `Result`, and the general impl would overlap with the one for `R`.
+impl<R: Message, P: Message> IntoReply<R, P> for Forward<R> {
+    #[inline]
+    fn reply_through(self, reply: ReplyTo<R>, _: &ActorContext<P>) -> Result<Behavior<P>, Failure> {
+        (self.pass)(reply);
+        Ok(Behaviors::same())
+    }
+}
+
+// One impl for each `Result`, not one over `Result<T: IntoReply, E>`: a reply type
+// may itself be a `Result`, and the general impl would overlap with the one for `R`.
 impl<R: Message, P: Message, E: IntoFailure> IntoReply<R, P> for Result<R, E> {
     #[inline]
-    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
-        match self {
-            Ok(answer) => Ok((answer, Behaviors::same())),
-            Err(error) => Err(error.into_failure()),
-        }
+    fn reply_through(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<P>,
+    ) -> Result<Behavior<P>, Failure> {
+        self.map_err(IntoFailure::into_failure)?
+            .reply_through(reply, ctx)
     }
 }
 
 impl<R: Message, P: Message, E: IntoFailure> IntoReply<R, P> for Result<ReplyThen<R, P>, E> {
     #[inline]
-    fn into_reply(self) -> Result<(R, Behavior<P>), Failure> {
-        self.map_err(IntoFailure::into_failure)?.into_reply()
+    fn reply_through(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<P>,
+    ) -> Result<Behavior<P>, Failure> {
+        self.map_err(IntoFailure::into_failure)?
+            .reply_through(reply, ctx)
+    }
+}
+
+impl<R: Message, P: Message, E: IntoFailure> IntoReply<R, P> for Result<Forward<R>, E> {
+    #[inline]
+    fn reply_through(
+        self,
+        reply: ReplyTo<R>,
+        ctx: &ActorContext<P>,
+    ) -> Result<Behavior<P>, Failure> {
+        self.map_err(IntoFailure::into_failure)?
+            .reply_through(reply, ctx)
+    }
+}
+
+/// A request handed on, with the duty to answer it, to another actor: return it
+/// from an `#[actor]` request handler, and the other actor answers whoever asked,
+/// directly (S52). The handler's actor is free at once; the other actor must answer
+/// the request with `R`, the reply the handler's request declares, which the
+/// compiler checks. An ask awaiting the answer fails at once if the other actor
+/// cannot take the request or stops while it holds it (S23).
+///
+/// ```
+/// use tapio::prelude::*;
+/// use tapio::Forward;
+///
+/// #[message(reply = u64)]
+/// pub struct Track(pub String);
+///
+/// #[derive(Clone, Default)]
+/// pub struct Group(u64);
+///
+/// #[actor]
+/// impl Group {
+///     fn track(&mut self, _: Track) -> u64 {
+///         self.0 += 1;
+///         self.0
+///     }
+/// }
+///
+/// #[derive(Clone)]
+/// pub struct Manager {
+///     group: ActorRef<GroupMsg>,
+/// }
+///
+/// #[actor]
+/// impl Manager {
+///     // The group answers whoever asked the manager.
+///     fn track(&mut self, request: Track) -> Forward<u64> {
+///         Forward::to(&self.group, request)
+///     }
+/// }
+///
+/// # #[tokio::main] async fn main() {
+/// let system = ActorSystem::new("iot").unwrap();
+/// let group = system.spawn(Group::default(), "group").unwrap();
+/// let manager = system.spawn(Manager { group }, "manager").unwrap();
+/// assert_eq!(manager.ask(Track("dev-1".into())).await.unwrap(), 1);
+/// system.terminate().await;
+/// # }
+/// ```
+#[must_use = "a `Forward` does nothing unless a request handler returns it"]
+pub struct Forward<R: Message> {
+    /// Hands the request on, with the reply slot it is given.
+    pass: Box<dyn FnOnce(ReplyTo<R>) + Send>,
+}
+
+impl<R: Message> Forward<R> {
+    /// Hand `request` on to `target`, which answers it with `R`.
+    pub fn to<M, Q>(target: &ActorRef<Q>, request: M) -> Self
+    where
+        M: Request<Reply = R> + AnsweredBy<Q>,
+        Q: Message,
+    {
+        let target = target.clone();
+        Self {
+            pass: Box::new(move |reply: ReplyTo<R>| reply.forward(&target, request)),
+        }
+    }
+}
+
+impl<R: Message> fmt::Debug for Forward<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Forward")
     }
 }
 

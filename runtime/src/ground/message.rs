@@ -79,15 +79,16 @@ pub trait Message: Send + 'static {
         Payload::new(self)
     }
 
-    /// A full drop-oldest mailbox pushed this message out: the reply slot it
-    /// carries, if any, is refused (an ask fails at once, S54) and the rest comes
-    /// back, for its dead letter. A protocol enum, which carries a slot beside each
-    /// message, implements it; anything else carries no slot.
+    /// A mailbox dropped this message unhandled, for `why`: the reply slot it
+    /// carries, if any, is refused (an ask fails at once, S54, S23) and the rest
+    /// comes back, for its dead letter. A protocol enum, which carries a slot beside
+    /// each message, implements it; anything else carries no slot.
     #[doc(hidden)]
-    fn refuse_pushed_out(self) -> Self
+    fn refuse_dropped(self, why: Dropped) -> Self
     where
         Self: Sized,
     {
+        let _ = why;
         self
     }
 
@@ -228,10 +229,12 @@ pub trait ReplySlot: Default + Send + 'static {
         let _ = state;
     }
 
-    /// A full drop-oldest mailbox pushed the request out: an ask awaiting its
-    /// answer fails at once (S54). Nothing for a message that is not a request.
+    /// A mailbox dropped the request unhandled, for `why`: an ask awaiting its
+    /// answer fails at once (S54, S23). Nothing for a message that is not a request.
     #[doc(hidden)]
-    fn refuse_pushed_out(self) {}
+    fn refuse_dropped(self, why: Dropped) {
+        let _ = why;
+    }
 
     /// The URI a request's answer goes to, for a frame's header; exports an ask's
     /// promise so the answer can find it. `None` for a message that is not a
@@ -249,6 +252,17 @@ pub trait ReplySlot: Default + Send + 'static {
         let _ = reply_to;
         Self::default()
     }
+}
+
+/// Why a mailbox dropped a request unhandled (see `Message::refuse_dropped`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dropped {
+    /// A full drop-oldest mailbox pushed it out for a newer message.
+    PushedOut,
+    /// The actor holding it stopped: a request forwarded to it (S52) fails its ask
+    /// at once, as one asked of it does.
+    HolderStopped,
 }
 
 /// The reply slot of a message that is not a request: there is no answer.

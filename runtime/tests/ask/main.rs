@@ -13,6 +13,7 @@ mod support;
 pub mod basics;
 pub mod deadline;
 pub mod doc_claims;
+pub mod forward;
 pub mod late_and_stopped;
 pub mod late_reply;
 pub mod lifetime;

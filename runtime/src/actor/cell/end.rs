@@ -148,8 +148,10 @@ impl<P: Message> CellState<P> {
         let batch = self.batch.take().map(|batch| *batch).unwrap_or_default();
         for envelope in batch.into_iter().chain(self.cell.user.close()) {
             match envelope {
+                // A request asked of another actor and forwarded here fails its
+                // ask at once too (S52, S23).
                 Envelope::Message(message) => self.cell.core.system().dead_letter(
-                    message,
+                    message.refuse_dropped(crate::ground::message::Dropped::HolderStopped),
                     self.cell.core.path(),
                     DeadLetterReason::RecipientStopped,
                 ),

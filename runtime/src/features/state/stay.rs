@@ -39,7 +39,7 @@ impl<P: Message, E: IntoFailure> StayNext<P> for Result<(), E> {}
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "a request handler that stays in its state answers with `{R}`, not `{Self}`",
-    label = "a handler that borrows its state (`&mut self`) answers `{R}` or a `Result<{R}, E>`",
+    label = "a handler that borrows its state (`&mut self`) answers `{R}`, a `Forward<{R}>`, or a `Result` of either",
     note = "to answer and then switch or stop, take the state by value, `fn ask(self, ..) -> ({R}, Next<Self>)`, and answer `(reply, Next::to(Successor))` or `(reply, Next::stop())`"
 )]
 pub trait StayReply<R: Message, P: Message>: IntoReply<R, P> {}
@@ -47,6 +47,13 @@ pub trait StayReply<R: Message, P: Message>: IntoReply<R, P> {}
 impl<R: Message, P: Message> StayReply<R, P> for R {}
 
 impl<R: Message, P: Message, E: IntoFailure> StayReply<R, P> for Result<R, E> {}
+
+impl<R: Message, P: Message> StayReply<R, P> for crate::actor::reply::Forward<R> {}
+
+impl<R: Message, P: Message, E: IntoFailure> StayReply<R, P>
+    for Result<crate::actor::reply::Forward<R>, E>
+{
+}
 
 impl<P: Message, O: StayNext<P>> Finish<P, O> for Staying<NoReply> {
     #[inline(always)]

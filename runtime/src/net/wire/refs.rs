@@ -221,9 +221,14 @@ impl<T: Message> ReplySlot for ReplyTo<T> {
         self.refuse_unhandled(state);
     }
 
-    fn refuse_pushed_out(self) {
+    fn refuse_dropped(self, why: crate::ground::message::Dropped) {
+        use crate::actor::promise::Refusal;
+        use crate::ground::message::Dropped;
         if let Some(target) = self.target() {
-            target.refuse_answer(crate::actor::promise::Refusal::PushedOut);
+            target.refuse_answer(match why {
+                Dropped::PushedOut => Refusal::PushedOut,
+                Dropped::HolderStopped => Refusal::TargetTerminated,
+            });
         }
     }
 }
