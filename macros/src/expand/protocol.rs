@@ -152,6 +152,16 @@ fn enum_of(
 
             #(#cfgs)*
             impl ::tapio::__private::Answers<#message> for #protocol #bounds {}
+
+            // `Protocol::from(message)` and `message.into()`: the variant, with
+            // nobody awaiting an answer (a request asked goes through `ask`).
+            #(#cfgs)*
+            impl ::core::convert::From<#message> for #protocol #bounds {
+                #[inline(always)]
+                fn from(#value: #message) -> Self {
+                    Self::#variant(#value, ::core::default::Default::default())
+                }
+            }
         }
     });
     quote! {

@@ -565,6 +565,44 @@ impl<P: Message> ActorContext<P> {
         adapter::adapter(self.self_ref.own_cell())
     }
 
+    /// A new, empty [`StashBuffer`] of `capacity` for this actor: what
+    /// [`Behaviors::with_stash`](crate::Behaviors::with_stash) gives its factory, for
+    /// a setup that needs the context too. What it holds becomes dead letters when
+    /// the actor stops or restarts (a restart runs the setup again, which makes a
+    /// new buffer).
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// // Holds numbers until a zero comes, then replays them to a child it spawned.
+    /// let gate: Behavior<u64> = Behaviors::setup(|ctx: &mut ActorContext<u64>| {
+    ///     let log = ctx.spawn(Behaviors::ignore::<u64>(), "log")?;
+    ///     let stash = ctx.stash_buffer(100)?;
+    ///     Ok::<_, tapio::BoxError>(Behaviors::receive_message(move |n: u64| {
+    ///         if n == 0 {
+    ///             let log = log.clone();
+    ///             return Ok(stash.unstash_all(Behaviors::receive_message(move |n: u64| {
+    ///                 log.tell(n);
+    ///             })));
+    ///         }
+    ///         stash.stash(n).map(|()| Behaviors::same())
+    ///     }))
+    /// });
+    /// # let _ = gate;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidStash::ZeroCapacity`](crate::InvalidStash::ZeroCapacity) for a
+    /// capacity of 0.
+    pub fn stash_buffer(&mut self, capacity: usize) -> Result<StashBuffer<P>, crate::InvalidStash> {
+        let capacity =
+            std::num::NonZeroUsize::new(capacity).ok_or(crate::InvalidStash::ZeroCapacity)?;
+        let stash = StashBuffer::new(capacity, self.self_ref.clone());
+        self.track_stash(&stash);
+        Ok(stash)
+    }
+
     /// Keep a handle on `stash`, so that what it holds is lettered when this actor
     /// stops, whoever else keeps a clone of it. Handles of buffers gone (replaced by
     /// a restart) are dropped here.

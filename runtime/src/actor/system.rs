@@ -496,9 +496,26 @@ impl ActorSystem {
         self.shared.terminating.load(Ordering::Acquire)
     }
 
-    /// How many actor tasks are running, guardians included: zero once the system
-    /// has terminated, unless a task was cancelled mid-handler and has not yet been
-    /// dropped by the runtime.
+    /// How many actor tasks are running, the system's own included: its two
+    /// guardians (`/user` and `/system`) and any actor under `/system` (a test
+    /// probe, say). Zero once the system has terminated, unless a task was
+    /// cancelled mid-handler and has not yet been dropped by the runtime. To count
+    /// your own actors, compare with a reading taken before you spawned them:
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let system = ActorSystem::new("census")?;
+    /// let before = system.live_actors(); // the guardians
+    /// let _worker = system.spawn(Behaviors::ignore::<u64>(), "worker")?;
+    /// assert_eq!(system.live_actors(), before + 1);
+    /// system.terminate().await;
+    /// assert_eq!(system.live_actors(), 0);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn live_actors(&self) -> usize {
         self.shared.live_cells.load(Ordering::Acquire)
     }

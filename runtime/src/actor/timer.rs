@@ -264,6 +264,68 @@ impl<P: Message> TimerScheduler<P> {
         self.start_repeating(key.into(), TimerMode::FixedRate, message, interval)
     }
 
+    /// [`start_fixed_delay`](Self::start_fixed_delay) for a message that is not
+    /// `Clone` (one holding a `oneshot::Sender`, say, or a fresh id each tick):
+    /// `make` builds each tick's message when it is sent.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::time::Duration;
+    /// use tapio::prelude::*;
+    ///
+    /// // Not `Clone`: each tick carries a number of its own.
+    /// #[message]
+    /// pub struct Poll(pub u64);
+    ///
+    /// let poller: Behavior<Poll> = Behaviors::with_timers(|timers| {
+    ///     let polls = Arc::new(AtomicU64::new(0));
+    ///     let next = move || Poll(polls.fetch_add(1, Ordering::Relaxed));
+    ///     timers.start_fixed_delay_with("poll", next, Duration::from_secs(1))?;
+    ///     Ok::<_, tapio::ZeroInterval>(Behaviors::receive_message(|Poll(n): Poll| {
+    ///         tracing::info!(n, "poll");
+    ///     }))
+    /// });
+    /// # let _ = poller;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ZeroInterval`] when `delay` is zero; nothing is started.
+    pub fn start_fixed_delay_with<M, F>(
+        &self,
+        key: impl Into<TimerKey>,
+        make: F,
+        delay: Duration,
+    ) -> Result<(), ZeroInterval>
+    where
+        M: Message,
+        F: Fn() -> M + Send + Sync + 'static,
+        P: Accepts<M>,
+    {
+        self.start_made(key.into(), TimerMode::FixedDelay, make, delay)
+    }
+
+    /// [`start_fixed_rate`](Self::start_fixed_rate) for a message that is not
+    /// `Clone`: `make` builds each tick's message when it is sent.
+    ///
+    /// # Errors
+    ///
+    /// [`ZeroInterval`] when `interval` is zero; nothing is started.
+    pub fn start_fixed_rate_with<M, F>(
+        &self,
+        key: impl Into<TimerKey>,
+        make: F,
+        interval: Duration,
+    ) -> Result<(), ZeroInterval>
+    where
+        M: Message,
+        F: Fn() -> M + Send + Sync + 'static,
+        P: Accepts<M>,
+    {
+        self.start_made(key.into(), TimerMode::FixedRate, make, interval)
+    }
+
     fn start_repeating<M>(
         &self,
         key: TimerKey,
@@ -275,10 +337,26 @@ impl<P: Message> TimerScheduler<P> {
         M: Message + Clone + Sync,
         P: Accepts<M>,
     {
+        self.start_made(key, mode, move || message.clone(), interval)
+    }
+
+    /// Start a repeating timer whose ticks `make` builds.
+    fn start_made<M, F>(
+        &self,
+        key: TimerKey,
+        mode: TimerMode,
+        make: F,
+        interval: Duration,
+    ) -> Result<(), ZeroInterval>
+    where
+        M: Message,
+        F: Fn() -> M + Send + Sync + 'static,
+        P: Accepts<M>,
+    {
         if interval.is_zero() {
             return Err(ZeroInterval { key });
         }
-        let message = TimerMessage::Repeat(Arc::new(move || P::wrap(message.clone())));
+        let message = TimerMessage::Repeat(Arc::new(move || P::wrap(make())));
         let replaced = self.lock().start(key, mode, message, interval);
         drop(replaced);
         Ok(())

@@ -205,6 +205,41 @@ pub enum AskError {
 /// ask starts to wait: its first poll, or one turn of the scheduler later when the
 /// answer did not come in that turn (a quick answer costs no clock reading and no
 /// timer).
+///
+/// `Ask` is [`IntoFuture`], not a `Future`: it is a builder until it is awaited
+/// (`.timeout(..)` takes it by value), and the future it turns into keeps the
+/// promise, the deadline and, for a slow answer, the channel, which a builder that
+/// can still be configured has no place for. `.await` turns it into its future
+/// for you; where a `Future` is needed by name (`tokio::spawn`, `join!`, a
+/// `Vec` of pending asks), call [`into_future`](IntoFuture::into_future):
+///
+/// ```
+/// use std::future::IntoFuture;
+/// use tapio::prelude::*;
+///
+/// #[message(reply = u64)]
+/// pub struct Double(pub u64);
+///
+/// #[derive(Clone)]
+/// pub struct Doubler;
+///
+/// #[actor]
+/// impl Doubler {
+///     fn double(&mut self, Double(n): Double) -> u64 {
+///         n * 2
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let system = ActorSystem::new("asks")?;
+/// let doubler = system.spawn(Doubler, "doubler")?;
+/// let pending = tokio::spawn(doubler.ask(Double(21)).into_future());
+/// assert_eq!(pending.await??, 42);
+/// system.terminate().await;
+/// # Ok(())
+/// # }
+/// ```
 #[must_use = "an ask does nothing with its answer unless it is awaited"]
 pub struct Ask<R: Message> {
     answer: Source<R>,

@@ -149,7 +149,32 @@ pub trait Accepts<M: Message>: Message + Sized {
     /// Wrap the message into this protocol, with where its answer goes.
     fn wrap_with(message: M, reply: M::ReplySlot) -> Self;
 
-    /// Wrap the message into this protocol, with nobody awaiting an answer.
+    /// Wrap the message into this protocol, with nobody awaiting an answer: what
+    /// `tell` does with a message of the protocol. The protocol enum `#[actor]`
+    /// generates also has `From` for each of its messages, so `message.into()`
+    /// does the same where the enum is named.
+    ///
+    /// ```
+    /// # #![allow(dead_code)]
+    /// use tapio::prelude::*;
+    ///
+    /// #[message]
+    /// pub struct Deposit(pub u64);
+    ///
+    /// #[derive(Clone, Default)]
+    /// pub struct Account(u64);
+    ///
+    /// #[actor]
+    /// impl Account {
+    ///     fn deposit(&mut self, Deposit(n): Deposit) {
+    ///         self.0 += n;
+    ///     }
+    /// }
+    ///
+    /// // A batch of protocol values, built before anyone tells them.
+    /// let batch: Vec<AccountMsg> = vec![AccountMsg::wrap(Deposit(1)), Deposit(2).into()];
+    /// assert!(matches!(batch[1], AccountMsg::Deposit(Deposit(2), _)));
+    /// ```
     #[inline(always)]
     fn wrap(message: M) -> Self {
         Self::wrap_with(message, M::ReplySlot::default())

@@ -18,6 +18,7 @@ pub mod edge_cases;
 pub mod failed_incarnations;
 pub mod keys_and_lifecycles;
 pub mod kit_records;
+pub mod made_messages;
 pub mod races;
 pub mod replaced_from_tick;
 pub mod resume;

@@ -372,6 +372,23 @@ impl Behaviors {
     /// Because it may run again, `factory` is `Fn`: it cannot move a value out of
     /// what it captured. To hand an actor a value that exists once (a
     /// `oneshot::Sender`, a connected socket), use [`Behaviors::setup_once`].
+    ///
+    /// Return what you built as it is: `setup` takes a [`Behavior`], a
+    /// [`Receive`], an `#[actor]` value, a [`Machine`](crate::Machine), or a
+    /// `Result` of one (see [`SetupOutput`]). A `.into()` on the factory's last line
+    /// gives the compiler several types to turn it into and nothing to choose by
+    /// (E0283, "type annotations needed"): leave the `.into()` out.
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    ///
+    /// let echo: Behavior<String> = Behaviors::setup(|ctx: &mut ActorContext<String>| {
+    ///     let me = ctx.path().clone();
+    ///     // A `Receive`, returned as it is (no `.into()`).
+    ///     Behaviors::receive_message(move |text: String| tracing::info!(%me, text))
+    /// });
+    /// # let _ = echo;
+    /// ```
     pub fn setup<P, F, S>(factory: F) -> Behavior<P>
     where
         P: Message,
@@ -452,7 +469,9 @@ impl Behaviors {
     /// messages the actor cannot handle yet and replay them later with
     /// [`StashBuffer::unstash_all`] (see [`stash`](crate::actor::stash)). `factory` runs like
     /// a setup, on start and on every restart, and gets a new, empty buffer each time:
-    /// a restart turns what the old one held into dead letters.
+    /// a restart turns what the old one held into dead letters. A factory that needs
+    /// the context too is a [`Behaviors::setup`] that makes its buffer with
+    /// [`ActorContext::stash_buffer`].
     ///
     /// # Errors
     ///

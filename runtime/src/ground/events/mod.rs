@@ -714,6 +714,63 @@ impl DeadLetter {
     }
 
     /// Take the message out, if it is an `M` and nobody took it yet.
+    ///
+    /// The message is the one that was told, whatever the recipient's shape: for
+    /// an actor whose protocol `#[actor]` generates (a plain actor or a state
+    /// machine), the message type itself (`Deposit`, never `AccountMsg`); for a
+    /// functional actor whose protocol is your own enum, that enum; for an
+    /// adapter, the foreign message it was given. So `take_message::<T>()` with
+    /// the type the sender wrote after `tell(..)` reads it. An answer nobody took
+    /// is the reply type.
+    ///
+    /// ```
+    /// use tapio::prelude::*;
+    /// use tapio::{DeadLetter, DeadLetterReason};
+    ///
+    /// #[message]
+    /// pub struct Deposit(pub u64);
+    ///
+    /// #[derive(Clone, Default)]
+    /// pub struct Account(u64);
+    ///
+    /// #[actor]
+    /// impl Account {
+    ///     fn deposit(&mut self, Deposit(n): Deposit) {
+    ///         self.0 += n;
+    ///     }
+    /// }
+    ///
+    /// #[message]
+    /// pub enum Light {
+    ///     On,
+    ///     Off,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let system = ActorSystem::new("letters")?;
+    /// let mut letters = system.events().subscribe::<DeadLetter>();
+    /// let account = system.spawn(Account::default(), "account")?;
+    /// let lamp = system.spawn(Behaviors::receive_message(|_: Light| Behaviors::stopped()), "lamp")?;
+    /// for stopping in [account.erase(), lamp.erase()] {
+    ///     system.stop(stopping)?;
+    /// }
+    /// # let mut probe = tapio::testkit::TestProbe::<u64>::new(&system);
+    /// # probe.watch(&account);
+    /// # probe.watch(&lamp);
+    /// # probe.expect_terminated(&account, std::time::Duration::from_secs(5)).await;
+    /// # probe.expect_terminated(&lamp, std::time::Duration::from_secs(5)).await;
+    /// account.tell(Deposit(5));
+    /// lamp.tell(Light::On);
+    /// let first = letters.recv().await.ok_or("a letter")?;
+    /// assert_eq!(first.reason(), &DeadLetterReason::RecipientStopped);
+    /// assert_eq!(first.take_message::<Deposit>().map(|Deposit(n)| n), Some(5));
+    /// let second = letters.recv().await.ok_or("a letter")?;
+    /// assert!(matches!(second.take_message::<Light>(), Some(Light::On)));
+    /// system.terminate().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn take_message<M: 'static>(&self) -> Option<M> {
         let mut slot = self.lock();
         match slot.take()?.downcast::<M>() {
