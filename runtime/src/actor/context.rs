@@ -381,6 +381,22 @@ impl<P: Message> ActorContext<P> {
         Ok(())
     }
 
+    /// Whether a child could be spawned under `name` now: a valid name that no
+    /// child holds. For a spawn whose behavior is costly or has effects to build
+    /// (a remote spawn's factory), checked before it is built; the spawn checks
+    /// again.
+    pub(crate) fn check_child_name(&self, name: &str) -> Result<(), SpawnError> {
+        crate::ground::path::validate_name(name)?;
+        let core = self.self_ref.core();
+        if core.children().has_named(name) {
+            return Err(SpawnError::NameTaken {
+                name: name.to_owned(),
+                parent: core.path().clone(),
+            });
+        }
+        Ok(())
+    }
+
     /// The live children of this actor.
     pub fn children(&mut self) -> Vec<AnyActorRef> {
         self.self_ref.core().children().refs()

@@ -72,6 +72,7 @@ impl Doubler {
 /// asked for by one test only.
 static STRICT_BUILT: AtomicUsize = AtomicUsize::new(0);
 static TRIPLERS_BUILT: AtomicUsize = AtomicUsize::new(0);
+static COUNTED_BUILT: AtomicUsize = AtomicUsize::new(0);
 
 /// The factory the spawner offers; it declares the doubler's supervision.
 #[remote_behavior("spawn-test.doubler")]
@@ -86,6 +87,14 @@ pub fn doubler(args: DoublerArgs) -> Behavior<DoublerMsg> {
 #[remote_behavior("spawn-test.strict")]
 pub fn strict(args: DoublerArgs) -> Behavior<DoublerMsg> {
     STRICT_BUILT.fetch_add(1, Ordering::SeqCst);
+    let factor = args.factor;
+    Behaviors::setup(move |_| Doubler { factor, handled: 0 })
+}
+
+/// Offered; counts its constructor's runs, for the test of names checked first.
+#[remote_behavior("spawn-test.counted")]
+pub fn counted(args: DoublerArgs) -> Behavior<DoublerMsg> {
+    COUNTED_BUILT.fetch_add(1, Ordering::SeqCst);
     let factor = args.factor;
     Behaviors::setup(move |_| Doubler { factor, handled: 0 })
 }
@@ -119,6 +128,7 @@ fn spawner_on_b() -> (TwoNodes, ActorRef<SpawnerMsg>) {
     let nodes = two_nodes(settings).unwrap();
     let spawner = Spawner::offering::<doubler>()
         .and::<strict>()
+        .and::<counted>()
         .build()
         .unwrap();
     nodes.b.spawn(spawner, "spawner").unwrap();
@@ -319,5 +329,46 @@ async fn s46_an_actor_that_spawns_remotely_watches_what_it_started() {
         probe.expect_message(WAIT).await,
         Heard::Ended("doubler-w".into())
     );
+    nodes.terminate().await;
+}
+
+// S46 (issue 30, item 4): the spawner checks the name before it builds: 50 racing
+// requests for one name run the factory once (one is spawned, 49 are refused as
+// `NameTaken`), and a request with an invalid name runs it not at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s46_a_factory_runs_once_per_accepted_request_and_never_for_a_refused_name() {
+    let (nodes, spawner) = spawner_on_b();
+    let mut racing = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let spawner = spawner.clone();
+        racing.spawn(async move {
+            spawner
+                .spawn_remote::<counted>(DoublerArgs { factor: 1 }, "once")
+                .await
+        });
+    }
+    let (mut spawned, mut taken) = (0, 0);
+    while let Some(outcome) = racing.join_next().await {
+        match outcome.unwrap() {
+            Ok(_) => spawned += 1,
+            Err(RemoteSpawnError::Refused(SpawnFailure::NameTaken { name })) if name == "once" => {
+                taken += 1
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((spawned, taken), (1, 49));
+    assert_eq!(COUNTED_BUILT.load(Ordering::SeqCst), 1);
+    let invalid = spawner
+        .spawn_remote::<counted>(DoublerArgs { factor: 1 }, "two words")
+        .await;
+    assert!(
+        matches!(
+            &invalid,
+            Err(RemoteSpawnError::Refused(SpawnFailure::InvalidName { name, .. })) if name == "two words"
+        ),
+        "{invalid:?}"
+    );
+    assert_eq!(COUNTED_BUILT.load(Ordering::SeqCst), 1);
     nodes.terminate().await;
 }

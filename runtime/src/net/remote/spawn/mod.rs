@@ -195,6 +195,11 @@ fn spawn_factory<F: Factory>(
     // Decoded as a frame's payload is: within the system's depth limit (a peer's
     // deeply nested arguments would otherwise overflow the stack), and with no
     // bytes left over.
+    // The name first: a request refused for its name runs no factory, and one
+    // accepted runs it once (the spawner handles one request at a time, so the
+    // name cannot be taken between the check and the spawn).
+    ctx.check_child_name(name)
+        .map_err(|error| refused_name(error, name))?;
     let limits = ctx.system().shared().wire_limits();
     let args: F::Args =
         <F::Args as SpawnArgs>::decode_args(F::KEY, args, &limits).map_err(|problem| {
@@ -205,17 +210,22 @@ fn spawn_factory<F: Factory>(
         })?;
     let child = ctx
         .spawn(F::build(args), name)
-        .map_err(|error| match error {
-            SpawnError::NameTaken { name, .. } => SpawnFailure::NameTaken { name },
-            SpawnError::InvalidName(error) => SpawnFailure::InvalidName {
-                name: name.to_owned(),
-                error: error.to_string(),
-            },
-            other => SpawnFailure::Stopping {
-                error: other.to_string(),
-            },
-        })?;
+        .map_err(|error| refused_name(error, name))?;
     Ok(child.wire_uri())
+}
+
+/// What a spawn refused for `name` tells the requester.
+fn refused_name(error: SpawnError, name: &str) -> SpawnFailure {
+    match error {
+        SpawnError::NameTaken { name, .. } => SpawnFailure::NameTaken { name },
+        SpawnError::InvalidName(error) => SpawnFailure::InvalidName {
+            name: name.to_owned(),
+            error: error.to_string(),
+        },
+        other => SpawnFailure::Stopping {
+            error: other.to_string(),
+        },
+    }
 }
 
 /// Start an actor on the spawner's system: factory `factory` with the encoded
