@@ -1530,3 +1530,86 @@ async fn s36_s37_a_ref_in_a_payload_that_is_no_uri_is_a_letter_naming_the_peer()
     nothing_on(&mut kept, ms(100)).await;
     raw.node.terminate().await;
 }
+
+/// A watcher on `system` of `target`: it says on `watching` once its watch is made
+/// (and, through `linked`, on the target's system: a note told after the watch,
+/// over the same link, comes after it), and each `Terminated` it hears on the
+/// channel returned.
+fn watcher_after<Q: Message>(
+    system: &ActorSystem,
+    target: ActorRef<Q>,
+    linked: ActorRef<Note>,
+) -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let behavior: Behavior<u64> = Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
+        ctx.watch(&target);
+        linked.tell(Note(0));
+        let tx = tx.clone();
+        Behaviors::receive_message(|_: u64| {}).on_signal(move |_, signal: &Signal| {
+            if let Signal::Terminated(end) = signal {
+                let _ = tx.send(end.actor().path().to_string());
+            }
+        })
+    });
+    system.spawn(behavior, "watcher").unwrap();
+    rx
+}
+
+// S18 + S41 (issue 30, item 3): the link's own frames never compete with messages
+// for the outbound bound. Behind a one-way partition b -> a, an actor on b tells
+// 5,000 notes to a (past b's bound of 1,024 and what its writer has taken into its
+// batch: the rest are lettered) and stops; its `!ended` still queues, and once the
+// link heals a's watcher hears `Terminated`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s18_s41_an_end_sent_past_a_full_outbound_buffer_is_not_lost() {
+    let nodes = calm();
+    let (_, note_b, mut at_b) = linked_sink(&nodes.b, &nodes.a, 0).await;
+    let (sink_a, _at_a) = sink_on(&nodes.a, "sink-a");
+    let sink_a_from_b = nodes.b.resolve::<Note>(&sink_a.to_string()).unwrap();
+    let talker = nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |Note(n): Note| {
+                for i in 0..n {
+                    sink_a_from_b.tell(Note(i));
+                }
+                Behaviors::stopped()
+            }),
+            "talker",
+        )
+        .unwrap();
+    let talker_from_a = nodes.a.resolve::<Note>(&talker.to_string()).unwrap();
+    let mut ended = watcher_after(&nodes.a, talker_from_a.clone(), note_b);
+    assert_eq!(next(&mut at_b).await, 0, "the watch reached b");
+    nodes.b_to_a().partition();
+    let mut probe = TestProbe::<u64>::new(&nodes.b);
+    probe.watch(&talker);
+    talker_from_a.tell(Note(5_000));
+    probe.expect_terminated(&talker, T).await;
+    nodes.b_to_a().heal();
+    assert_eq!(next(&mut ended).await, talker_from_a.path().to_string());
+    nodes.terminate().await;
+}
+
+// S18 + S41 (issue 30, item 3): a watch made while the outbound buffer is full of
+// messages (a one-way partition a -> b) still reaches b: once the link heals and
+// the target stops, a's watcher hears `Terminated`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s18_s41_a_watch_made_past_a_full_outbound_buffer_is_not_lost() {
+    let nodes = calm();
+    let (_, note_b, _at_b) = linked_sink(&nodes.b, &nodes.a, 0).await;
+    let target = nodes
+        .b
+        .spawn(Behaviors::ignore::<Note>(), "target")
+        .unwrap();
+    let target_from_a = nodes.a.resolve::<Note>(&target.to_string()).unwrap();
+    nodes.a_to_b().partition();
+    for n in 1..=OVERFILL {
+        note_b.tell(Note(n));
+    }
+    let mut ended = watcher_after(&nodes.a, target_from_a.clone(), note_b.clone());
+    nodes.a_to_b().heal();
+    nodes.b.stop(&target).unwrap();
+    assert_eq!(next(&mut ended).await, target_from_a.path().to_string());
+    nodes.terminate().await;
+}

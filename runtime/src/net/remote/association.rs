@@ -13,8 +13,11 @@
 //! Control frames have keys that start with `!` (a message key never does): `!hb`,
 //! `!watch`, `!unwatch`, `!ended`, `!leaving`, and `!refused`, whose payload is
 //! `Refusal::to_wire` (a tag, then a state's name or the `WireProblem` that kept a
-//! request from its recipient). The outbound queue holds 1,024 frames; a full one is
-//! `NotSent::Full`, a dead letter `OutboundFull` (`offer` waits for room instead).
+//! request from its recipient). The outbound queue holds 1,024 messages; a full one
+//! is `NotSent::Full`, a dead letter `OutboundFull` (`offer` waits for room instead).
+//! The link's own frames queue in order with the messages but outside their bound,
+//! in 4,096 places of their own; a link that falls that far behind on them is
+//! given up (quarantined) rather than left without a watch or an end.
 //! `end(why)` ends the session once: watchers hear `Terminated`, the peer's watches
 //! (tasks waiting on `AnyActorRef::ended`) stop, and every task of the association
 //! waits on the session's end and stops. A remote ref reaches its association through
@@ -165,6 +168,9 @@ pub(crate) struct Frame {
     pub(crate) ask: u64,
     /// When it was queued, kept only while the link has faults (for their delay).
     pub(crate) queued: Option<Instant>,
+    /// A message's place in the messages' bound, given back when the frame is
+    /// written or given up; the link's own frames take none.
+    pub(crate) room: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// Why a frame for a peer was not queued.
@@ -237,7 +243,11 @@ struct State {
 pub(crate) struct Outbound {
     /// Which connection it is.
     pub(crate) id: u64,
+    /// Messages and the link's own frames, in the order they were sent.
     pub(crate) queue: mpsc::Sender<Frame>,
+    /// The messages' bound (`OUTBOUND_CAPACITY`): a message takes a place before it
+    /// is queued; the queue itself has `CONTROL_CAPACITY` more for the link's own.
+    pub(crate) room: Arc<tokio::sync::Semaphore>,
     pub(crate) status: watch::Receiver<LinkStatus>,
     pub(crate) writer: tokio::task::JoinHandle<()>,
 }
@@ -327,16 +337,31 @@ impl Association {
         ask: u64,
     ) -> Result<(), NotSent> {
         let (transport, frame) = self.frame(bytes, message, ask)?;
-        let Some(frame) = frame else {
+        let Some(mut frame) = frame else {
             return Ok(());
         };
         let mut state = self.state();
         self.start_detecting(&mut state);
         let outbound = self.outbound(&mut state, &transport);
-        outbound.queue.try_send(frame).map_err(|error| match error {
-            mpsc::error::TrySendError::Full(_) => NotSent::Full,
-            mpsc::error::TrySendError::Closed(_) => NotSent::Lost,
-        })
+        if message {
+            let room = outbound.room.clone().try_acquire_owned();
+            frame.room = Some(room.map_err(|_| NotSent::Full)?);
+        }
+        let queued = outbound.queue.try_send(frame);
+        drop(state);
+        match queued {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(NotSent::Lost),
+            // Only the link's own frames can find the queue full: more than
+            // `CONTROL_CAPACITY` of them wait. Rather than lose a watch or an end
+            // silently, the peer is given up: watchers hear `Terminated`,
+            // `PeerUnreachable` is published.
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::warn!(peer = %self.peer, "the link's own frames fell too far behind; giving the peer up");
+                transport.quarantine(&self.peer);
+                Err(NotSent::Full)
+            }
+        }
     }
 
     /// Queue a message's frame for the peer once the outbound queue has room
@@ -346,19 +371,20 @@ impl Association {
         let Some(frame) = frame else {
             return Ok(());
         };
-        let queue = {
+        let mut frame = frame;
+        let (queue, room) = {
             let mut state = self.state();
             self.start_detecting(&mut state);
-            self.outbound(&mut state, &transport).queue.clone()
+            let outbound = self.outbound(&mut state, &transport);
+            (outbound.queue.clone(), outbound.room.clone())
         };
-        match queue.reserve().await {
-            Ok(room) => {
-                room.send(frame);
-                Ok(())
-            }
+        let gone = || self.session.ended().map_or(NotSent::Lost, NotSent::Ended);
+        tokio::select! {
+            place = room.acquire_owned() => frame.room = Some(place.map_err(|_| gone())?),
             // The connection was given up while the offer waited.
-            Err(_) => Err(self.session.ended().map_or(NotSent::Lost, NotSent::Ended)),
+            () = queue.closed() => return Err(gone()),
         }
+        queue.send(frame).await.map_err(|_| gone())
     }
 
     /// The frame of `bytes` (a message's, or the link's own), and the transport
@@ -386,6 +412,7 @@ impl Association {
             message,
             ask,
             queued: faulty.then(Instant::now),
+            room: None,
         };
         Ok((transport, Some(frame)))
     }
@@ -462,6 +489,7 @@ impl Association {
             message: false,
             ask: 0,
             queued: None,
+            room: None,
         };
         let _ = outbound.queue.try_send(notice);
         Some(outbound.writer)

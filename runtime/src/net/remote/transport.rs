@@ -82,6 +82,11 @@ const IDLE_SWEEP_AT: usize = 1024;
 
 /// The frames queued for one peer's connection, at most this many.
 pub(crate) const OUTBOUND_CAPACITY: usize = 1024;
+/// Room for the link's own frames (watches, `!ended`, `!refused`, heartbeats) on
+/// top of the messages' bound: they queue in order with the messages, and never
+/// compete with them for room. A link that falls this far behind on its own frames
+/// is given up (quarantined), not left half-informed.
+pub(crate) const CONTROL_CAPACITY: usize = 4096;
 
 /// The links of one system.
 pub(crate) struct Transport {
@@ -245,7 +250,7 @@ impl Transport {
 
     /// Open a connection to `association`'s peer: its queue now, the dial behind it.
     pub(crate) fn open(self: &Arc<Self>, association: &Arc<Association>, id: u64) -> Outbound {
-        let (queue, frames) = mpsc::channel(OUTBOUND_CAPACITY);
+        let (queue, frames) = mpsc::channel(OUTBOUND_CAPACITY + CONTROL_CAPACITY);
         let (status, watching) = watch::channel(LinkStatus::Dialling);
         let writer = self.runtime.spawn(crate::net::remote::outbound::link_out(
             association.clone(),
@@ -258,6 +263,7 @@ impl Transport {
         Outbound {
             id,
             queue,
+            room: Arc::new(tokio::sync::Semaphore::new(OUTBOUND_CAPACITY)),
             status: watching,
             writer,
         }
