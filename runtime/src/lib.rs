@@ -471,3 +471,8 @@ macro_rules! __tapio_actor_first {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The snippets of `docs/coming-from.md`, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/coming-from.md")]
+pub struct ComingFromDoctests;
