@@ -167,10 +167,10 @@ impl ActorSystemBuilder {
         let (address, listening) = match &self.remote {
             Some(remote) => {
                 let listening = remote.listen()?;
-                (
-                    Address::remote(&settings.name, remote.host(), listening.port),
-                    Some(listening),
-                )
+                let (host, port) = remote
+                    .advertised()
+                    .unwrap_or((remote.host(), listening.port));
+                (Address::remote(&settings.name, host, port), Some(listening))
             }
             None => (Address::local(&settings.name), None),
         };

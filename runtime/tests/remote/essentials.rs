@@ -1197,8 +1197,9 @@ struct Relay {
     accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
-async fn relay(target: u16) -> Relay {
-    let (listener, port) = loopback_listener().await;
+/// A relay listening on `listener` (at `port`) to `target`: each connection joined
+/// to a new one to `target`, until the next cut.
+async fn relay_on(listener: tokio::net::TcpListener, port: u16, target: u16) -> Relay {
     let (cut, cuts) = tokio::sync::watch::channel(0_u64);
     let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = accepted.clone();
@@ -1228,13 +1229,28 @@ async fn relay(target: u16) -> Relay {
 
 // S39: a ref is bound to the peer, not to one connection: when the connection
 // breaks (the relay in the middle closes it) and the peer is not quarantined, the
-// next sends dial again behind the tell and get through.
+// next sends dial again behind the tell and get through. b sits behind the relay
+// as behind a port forward: it advertises the relay's port
+// (`RemoteSettings::advertise`), which is the address a dials.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s39_broken_connection_is_dialled_again_by_the_next_send() {
-    let nodes = two_nodes(slow_detector()).unwrap();
+    let (listener, relay_port) = loopback_listener().await;
+    let b_port = crate::support::nodes::low_port();
+    let behind = |name: &str, settings: RemoteSettings| {
+        ActorSystem::builder(name).remote(settings).build().unwrap()
+    };
+    let nodes = TwoNodes {
+        a: behind("a", slow_detector()),
+        b: behind(
+            "b",
+            RemoteSettings::bind("127.0.0.1", b_port)
+                .heartbeat_interval(Duration::from_millis(100))
+                .unreachable_after(Duration::from_secs(20))
+                .advertise("127.0.0.1", relay_port),
+        ),
+    };
     let (sink, mut rx) = note_sink(&nodes.b, "sink");
-    let (_, b_port) = nodes.b.address().host_port().unwrap();
-    let relay = relay(b_port).await;
+    let relay = relay_on(listener, relay_port, b_port).await;
     let via = nodes
         .a
         .resolve::<Note>(&format!(

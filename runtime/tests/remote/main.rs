@@ -26,6 +26,7 @@ pub mod local_features;
 pub mod offers_and_terminate;
 pub mod races;
 pub mod rebuilt_peers;
+pub mod relays;
 pub mod sessions_and_failures;
 pub mod settings;
 pub mod spawn;

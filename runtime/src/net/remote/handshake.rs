@@ -7,7 +7,7 @@
 //! ```text
 //! dialer  -> listener  Hello  { magic, version, nonce_d, address_d }
 //! listener -> dialer   Accept { nonce_l, address_l, tag_l }   (or Reject { reason })
-//! dialer  -> listener  Proof  { tag_d }
+//! dialer  -> listener  Proof  { tag_d }   (only if address_l is the address dialled)
 //! tag_l = HMAC(secret, "tapio/listener" | binding | hello | nonce_l | address_l)
 //! tag_d = HMAC(secret, "tapio/dialer" | binding | hello | nonce_l | address_l | tag_l)
 //! ```
@@ -76,6 +76,18 @@ pub enum HandshakeError {
         ours: u16,
         /// The peer's.
         theirs: u16,
+    },
+    /// The listener proved the secret, and named itself as another system than
+    /// the one dialled: the connection was relayed to it, or the address dialled
+    /// is stale. No link is made.
+    #[error(
+        "dialled {dialled} and was answered by {answered}: the connection was relayed, or the address is stale; check the address (an address must be the one the peer is configured with)"
+    )]
+    NotTheDialledPeer {
+        /// The address this system dialled.
+        dialled: String,
+        /// The address the listener named.
+        answered: String,
     },
     /// The peer refused the link: a different shared secret, or a tag that did
     /// not check out. The same for every such failure, on purpose.
@@ -155,12 +167,14 @@ fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<T, HandshakeError> {
 }
 
 /// Dial side: returns the listener's address once both ends have proved the secret
-/// within the session `binding` names (empty: no binding).
+/// within the session `binding` names (empty: no binding), and the listener has
+/// named itself as `dialled`, the peer this system meant to reach.
 pub(crate) async fn dial<S: AsyncRead + AsyncWrite + Unpin>(
     stream: &mut S,
     secret: &[u8],
     binding: &[u8],
     me: &Address,
+    dialled: &Address,
 ) -> Result<Address, HandshakeError> {
     let hello = Hello {
         magic: MAGIC,
@@ -193,6 +207,16 @@ pub(crate) async fn dial<S: AsyncRead + AsyncWrite + Unpin>(
     );
     if !bool::from(expected.ct_eq(&listener_tag)) {
         return Err(HandshakeError::Refused);
+    }
+    // The tag proves the answer came from a system with the secret; its address,
+    // which the tag covers, says which. Another than the one dialled means the
+    // connection was relayed (or the address is stale): no proof goes back, so the
+    // relay holds nothing it could pass on as this system's.
+    if Address::parse(&address).as_ref() != Some(dialled) {
+        return Err(HandshakeError::NotTheDialledPeer {
+            dialled: dialled.to_string(),
+            answered: address,
+        });
     }
     let proof = tag(
         secret,
@@ -231,6 +255,11 @@ pub(crate) async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
         });
     }
     let peer = Address::parse(&hello.address).ok_or(HandshakeError::NotTapio)?;
+    if &peer == me {
+        // This system's own hello, relayed back to it: refused as any failure
+        // after the version check is.
+        return Err(HandshakeError::Refused);
+    }
     let nonce = nonce();
     let address = me.to_string();
     let listener_tag = tag(
@@ -287,11 +316,27 @@ mod tests {
         accept_secret: &'static [u8],
         accept_binding: &'static [u8],
     ) -> (Outcome, Outcome) {
+        run_between(
+            (dial_secret, dial_binding, me("a", 1), me("b", 2)),
+            (accept_secret, accept_binding, me("b", 2)),
+        )
+        .await
+    }
+
+    /// A handshake of a dialer (secret, binding, its address, the address it
+    /// dialled) with a listener (secret, binding, its address).
+    async fn run_between(
+        dialer: (&'static [u8], &'static [u8], Address, Address),
+        listener: (&'static [u8], &'static [u8], Address),
+    ) -> (Outcome, Outcome) {
         let (mut a, mut b) = tokio::io::duplex(8192);
-        let dialer =
-            tokio::spawn(async move { dial(&mut a, dial_secret, dial_binding, &me("a", 1)).await });
+        let (dial_secret, dial_binding, dialer_me, dialled) = dialer;
+        let (accept_secret, accept_binding, listener_me) = listener;
+        let dialer = tokio::spawn(async move {
+            dial(&mut a, dial_secret, dial_binding, &dialer_me, &dialled).await
+        });
         let listener = tokio::spawn(async move {
-            accept(&mut b, accept_secret, accept_binding, &me("b", 2)).await
+            accept(&mut b, accept_secret, accept_binding, &listener_me).await
         });
         (
             dialer.await.unwrap_or(Err(HandshakeError::Refused)),
@@ -304,6 +349,39 @@ mod tests {
         let (dialed, accepted) = run(b"0123456789abcdef", b"0123456789abcdef").await;
         assert_eq!(dialed, Ok(me("b", 2)));
         assert_eq!(accepted, Ok(me("a", 1)));
+    }
+
+    // Issue 30, item 1: a dialer that reached another system than the one it
+    // dialled (a relay in between) sends no proof, and the listener links nothing.
+    #[tokio::test]
+    async fn an_answer_from_another_system_than_the_one_dialled_is_refused() {
+        const SECRET: &[u8] = b"0123456789abcdef";
+        let (dialed, accepted) = run_between(
+            (SECRET, b"", me("a", 1), me("x", 9)),
+            (SECRET, b"", me("b", 2)),
+        )
+        .await;
+        assert_eq!(
+            dialed,
+            Err(HandshakeError::NotTheDialledPeer {
+                dialled: me("x", 9).to_string(),
+                answered: me("b", 2).to_string(),
+            })
+        );
+        assert!(accepted.is_err(), "{accepted:?}");
+    }
+
+    // Issue 30, item 1: a system's own hello relayed back to it is refused.
+    #[tokio::test]
+    async fn a_hello_that_claims_to_be_the_listener_is_refused() {
+        const SECRET: &[u8] = b"0123456789abcdef";
+        let (dialed, accepted) = run_between(
+            (SECRET, b"", me("a", 1), me("a", 1)),
+            (SECRET, b"", me("a", 1)),
+        )
+        .await;
+        assert_eq!(accepted, Err(HandshakeError::Refused));
+        assert!(dialed.is_err(), "{dialed:?}");
     }
 
     #[tokio::test]

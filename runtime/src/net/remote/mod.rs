@@ -73,6 +73,9 @@ pub struct RemoteSettings {
     unreachable_after: Duration,
     handshake_timeout: Duration,
     tls: Option<TlsSettings>,
+    /// The host and port this system names itself by, when peers reach it at
+    /// another address than the one it listens on.
+    advertised: Option<(String, u16)>,
 }
 
 impl RemoteSettings {
@@ -103,7 +106,29 @@ impl RemoteSettings {
             unreachable_after: Self::DEFAULT_UNREACHABLE_AFTER,
             handshake_timeout: Self::DEFAULT_HANDSHAKE_TIMEOUT,
             tls: None,
+            advertised: None,
         }
+    }
+
+    /// Name this system by `host` and `port` rather than by where it listens:
+    /// for a system behind a port forward, a NAT or a container's port mapping,
+    /// whose peers dial another address than the one it binds. The system's
+    /// address (and every ref's URI) carries this host and port, and a dialer
+    /// checks that the system it reached names itself by the address it dialled
+    /// (a link through a relay it did not mean to use is refused), so peers must
+    /// dial exactly this.
+    #[must_use]
+    pub fn advertise(mut self, host: impl Into<String>, port: u16) -> Self {
+        self.advertised = Some((host.into(), port));
+        self
+    }
+
+    /// The host and port this system names itself by, if set apart from where it
+    /// listens ([`advertise`](Self::advertise)).
+    pub fn advertised(&self) -> Option<(&str, u16)> {
+        self.advertised
+            .as_ref()
+            .map(|(host, port)| (host.as_str(), *port))
     }
 
     /// How often each association sends a heartbeat (default
@@ -253,6 +278,7 @@ impl fmt::Debug for RemoteSettings {
             .field("heartbeat_interval", &self.heartbeat_interval)
             .field("unreachable_after", &self.unreachable_after)
             .field("tls", &self.tls)
+            .field("advertised", &self.advertised)
             .finish()
     }
 }

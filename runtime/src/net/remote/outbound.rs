@@ -81,7 +81,7 @@ async fn connect(
     let (mut stream, binding) = tls::dialled(settings.as_ref(), stream, host)
         .await
         .map_err(|error| format!("TLS: {error}"))?;
-    handshake::dial(&mut stream, &secret, &binding, &me)
+    handshake::dial(&mut stream, &secret, &binding, &me, peer)
         .await
         .map_err(|error| error.to_string())?;
     match read_verdict(&mut stream).await?.as_str() {
