@@ -115,8 +115,13 @@ pub(crate) struct Transport {
     /// returns.
     accepting: Mutex<Option<Accepting>>,
     /// One permit for each connection a peer may have in its handshake at once
-    /// (`HANDSHAKES_AT_ONCE`); each is held until the listener's verdict is written.
+    /// (`HANDSHAKE_PERMITS`); each is held until the listener's verdict is written.
     handshaking: Arc<Semaphore>,
+    /// The connections in their handshake, by source: the budget a newcomer is
+    /// admitted within, by evicting one of them if need be.
+    pending: Mutex<PendingHandshakes>,
+    /// Places for connections past the budget waiting for their first bytes.
+    probation: Arc<Semaphore>,
     /// How many connections peers dialled are being read: a terminating system
     /// reads each until its peer closes it (see `leave`).
     reading: watch::Sender<usize>,
@@ -155,7 +160,9 @@ impl Transport {
             tasks: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
             accepting: Mutex::new(None),
-            handshaking: Arc::new(Semaphore::new(HANDSHAKES_AT_ONCE)),
+            handshaking: Arc::new(Semaphore::new(HANDSHAKE_PERMITS)),
+            pending: Mutex::new(PendingHandshakes::default()),
+            probation: Arc::new(Semaphore::new(PROBATION)),
             reading: watch::Sender::new(0),
         });
         let (stop, stopped) = oneshot::channel();
@@ -430,7 +437,7 @@ impl Transport {
                 task.abort();
             }
         }
-        let all = u32::try_from(HANDSHAKES_AT_ONCE).unwrap_or(u32::MAX);
+        let all = u32::try_from(HANDSHAKE_PERMITS).unwrap_or(u32::MAX);
         let _ = tokio::time::timeout(LEAVE_TIMEOUT, self.handshaking.acquire_many(all)).await;
     }
 
@@ -473,11 +480,151 @@ impl Drop for Reading<'_> {
 /// The longest `terminate` waits for the listening socket to close.
 const LISTENER_CLOSE: Duration = Duration::from_secs(1);
 
-/// Connections still in their handshake are held to this many: past it, a new
-/// connection is closed at once (each is held at most the handshake timeout and
-/// `HANDSHAKE_LIMIT` bytes a message, so a crowd of strangers costs a bounded
-/// amount).
+/// Connections still in their handshake are held to this many in all, and to
+/// `HANDSHAKES_PER_SOURCE` from one IP address. A newcomer past either budget is not
+/// refused: it takes the place of the oldest connection of the source holding the
+/// most (one that has sent nothing first), so a crowd of idle sockets cannot lock
+/// a genuine peer out, and it costs a bounded amount (each is held at most the
+/// handshake timeout, `FIRST_BYTE_WITHIN` while it says nothing, and
+/// `HANDSHAKE_LIMIT` bytes a message).
 const HANDSHAKES_AT_ONCE: usize = 128;
+/// The most connections one IP address may have in their handshake at once.
+const HANDSHAKES_PER_SOURCE: usize = 32;
+/// Permits for the handshakes in flight: room for the budget and for the evicted
+/// ones still being dropped by the runtime.
+const HANDSHAKE_PERMITS: usize = 2 * HANDSHAKES_AT_ONCE;
+/// How long a connection may stay silent before its first byte: a dialer speaks at
+/// once (its hello, or its TLS client hello), so one that says nothing for this
+/// long is closed, whatever the handshake timeout.
+const FIRST_BYTE_WITHIN: Duration = Duration::from_secs(1);
+/// How long a silent connection is safe from eviction by another silent one: long
+/// enough for a dialer's first bytes to arrive and be seen. A connection past the
+/// budget waits as long on probation for them.
+const SILENT_GRACE: Duration = Duration::from_millis(250);
+/// The most connections on probation at once.
+const PROBATION: usize = 1024;
+
+/// The connections in their handshake, oldest first.
+#[derive(Default)]
+struct PendingHandshakes {
+    next: u64,
+    entries: std::collections::VecDeque<PendingHandshake>,
+}
+
+/// One connection in its handshake.
+struct PendingHandshake {
+    id: u64,
+    source: Option<std::net::IpAddr>,
+    /// When it was accepted.
+    since: std::time::Instant,
+    /// Set once it has sent its first byte.
+    spoke: Arc<AtomicBool>,
+    task: Option<AbortHandle>,
+    /// Its permit among `Transport::handshaking`, given back with its place.
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl PendingHandshakes {
+    /// Make room for a connection from `source` within both budgets, taken from
+    /// `source` when it holds its share, else from the source holding the most
+    /// when all places are taken: its oldest connection that has said nothing for
+    /// `SILENT_GRACE`; failing that, when the newcomer has already spoken, its
+    /// oldest silent one however young (a speaker beats a silent socket); failing
+    /// that, nobody is evicted and the newcomer is refused (`Err`). `Ok` holds the
+    /// task to end, if one was evicted.
+    fn make_room(
+        &mut self,
+        source: Option<std::net::IpAddr>,
+        spoken: bool,
+        now: std::time::Instant,
+    ) -> Result<Option<AbortHandle>, ()> {
+        let from_source = self.entries.iter().filter(|e| e.source == source).count();
+        let crowd = if from_source >= HANDSHAKES_PER_SOURCE {
+            source
+        } else if self.entries.len() >= HANDSHAKES_AT_ONCE {
+            let mut counts: HashMap<Option<std::net::IpAddr>, usize> = HashMap::new();
+            for entry in &self.entries {
+                *counts.entry(entry.source).or_default() += 1;
+            }
+            match counts.into_iter().max_by_key(|(_, n)| *n) {
+                Some((crowd, _)) => crowd,
+                None => return Ok(None),
+            }
+        } else {
+            return Ok(None);
+        };
+        let silent = |e: &PendingHandshake| e.source == crowd && !e.spoke.load(Ordering::Acquire);
+        let at = self
+            .entries
+            .iter()
+            .position(|e| silent(e) && now.duration_since(e.since) >= SILENT_GRACE)
+            .or_else(|| {
+                spoken
+                    .then(|| self.entries.iter().position(silent))
+                    .flatten()
+            })
+            .ok_or(())?;
+        // Its permit goes back here, as it leaves the table.
+        Ok(self.entries.remove(at).and_then(|evicted| evicted.task))
+    }
+
+    /// List a connection from `source`, which may have `spoken` already; returns
+    /// its id and its "spoke" mark.
+    fn add(
+        &mut self,
+        source: Option<std::net::IpAddr>,
+        spoken: bool,
+        now: std::time::Instant,
+    ) -> (u64, Arc<AtomicBool>) {
+        let id = self.next;
+        self.next += 1;
+        let spoke = Arc::new(AtomicBool::new(spoken));
+        self.entries.push_back(PendingHandshake {
+            id,
+            source,
+            since: now,
+            spoke: spoke.clone(),
+            task: None,
+            permit: None,
+        });
+        (id, spoke)
+    }
+
+    /// The task handshaking connection `id`, and the permit it holds.
+    fn started(&mut self, id: u64, task: AbortHandle, permit: tokio::sync::OwnedSemaphorePermit) {
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.id == id) {
+            entry.task = Some(task);
+            entry.permit = Some(permit);
+        }
+    }
+
+    fn remove(&mut self, id: u64) {
+        self.entries.retain(|e| e.id != id);
+    }
+}
+
+/// Whether bytes are waiting on `stream`, looked at without waiting or reading.
+fn has_spoken(stream: &TcpStream) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let mut byte = [0_u8; 1];
+    let mut buf = tokio::io::ReadBuf::new(&mut byte);
+    matches!(stream.poll_peek(&mut cx, &mut buf), std::task::Poll::Ready(Ok(n)) if n > 0)
+}
+
+/// A connection's place among those in their handshake, given up when dropped
+/// (its handshake ended, either way, or its task was ended).
+struct PendingPlace {
+    transport: Weak<Transport>,
+    id: u64,
+}
+
+impl Drop for PendingPlace {
+    fn drop(&mut self) {
+        if let Some(transport) = self.transport.upgrade() {
+            locked(&transport.pending).remove(self.id);
+        }
+    }
+}
 
 /// How long the accept loop pauses after the OS refuses an accept (out of file
 /// descriptors, say), rather than spin.
@@ -529,9 +676,11 @@ async fn accept_loop(
     // The listening socket closes here.
 }
 
-/// Handshake `stream`, a connection a peer dialled, in a task of its own (or close
-/// it, when too many are in their handshake already). Says whether the transport
-/// is still there.
+/// Handshake `stream`, a connection a peer dialled, in a task of its own. Past the
+/// budget, a connection that has not spoken yet waits on probation (at most
+/// `PROBATION` of them, each at most `SILENT_GRACE`) for its first bytes, and is
+/// admitted as a speaker if they come; otherwise it is closed. Says whether the
+/// transport is still there.
 fn handshake_in_task(
     stream: TcpStream,
     transport: &Weak<Transport>,
@@ -540,26 +689,93 @@ fn handshake_in_task(
     let Some(links) = transport.upgrade() else {
         return false;
     };
-    let Ok(permit) = handshaking.clone().try_acquire_owned() else {
-        tracing::warn!("too many links in their handshake at once: one is refused");
-        drop(stream);
+    // A dialer's first bytes are usually there by the time its connection is
+    // taken from the backlog: a newcomer that has spoken is preferred to a
+    // silent connection.
+    let spoken = has_spoken(&stream);
+    let Err(stream) = admit_handshake(&links, transport, handshaking, stream, spoken) else {
         return true;
     };
-    let transport = transport.clone();
+    let Ok(probation) = links.probation.clone().try_acquire_owned() else {
+        tracing::debug!(
+            "the handshake budget is spent, and so is probation: a connection is refused"
+        );
+        return true;
+    };
+    let (transport, handshaking) = (transport.clone(), handshaking.clone());
     links.spawn(async move {
-        if let Err(error) = accept(stream, transport, permit).await {
-            tracing::debug!(%error, "link refused");
+        let spoke = matches!(
+            tokio::time::timeout(SILENT_GRACE, stream.readable()).await,
+            Ok(Ok(()))
+        );
+        drop(probation);
+        if spoke && let Some(links) = transport.upgrade() {
+            let _ = admit_handshake(&links, &transport, &handshaking, stream, true);
         }
     });
     true
 }
 
-/// Handshake a connection a peer dialled (holding `permit` until it is done), then
+/// Give `stream` a place among the connections in their handshake (evicting a
+/// silent one if the budget says so) and handshake it in a task of its own; the
+/// stream back when there is no place for it.
+fn admit_handshake(
+    links: &Arc<Transport>,
+    transport: &Weak<Transport>,
+    handshaking: &Arc<Semaphore>,
+    stream: TcpStream,
+    spoken: bool,
+) -> Result<(), TcpStream> {
+    let source = stream.peer_addr().ok().map(|address| address.ip());
+    let now = std::time::Instant::now();
+    let (id, spoke) = {
+        let mut pending = locked(&links.pending);
+        match pending.make_room(source, spoken, now) {
+            Ok(Some(evicted)) => {
+                tracing::debug!(?source, "a silent connection made room for a newer one");
+                evicted.abort();
+            }
+            Ok(None) => {}
+            Err(()) => return Err(stream),
+        }
+        pending.add(source, spoken, now)
+    };
+    let place = PendingPlace {
+        transport: transport.clone(),
+        id,
+    };
+    let Ok(permit) = handshaking.clone().try_acquire_owned() else {
+        tracing::warn!(
+            ?source,
+            "too many links in their handshake at once: one is refused"
+        );
+        drop((stream, place));
+        return Ok(());
+    };
+    let transport = transport.clone();
+    let task = links.spawn(async move {
+        // A dialer speaks at once: one that says nothing soon gives its place up.
+        match tokio::time::timeout(FIRST_BYTE_WITHIN, stream.readable()).await {
+            Ok(Ok(())) => spoke.store(true, Ordering::Release),
+            _ => return,
+        }
+        if let Err(error) = accept(stream, transport, place).await {
+            tracing::debug!(%error, "link refused");
+        }
+    });
+    // The permit is kept with the place, not in the task: a connection evicted
+    // gives it back at once, not when the runtime gets to drop its task.
+    locked(&links.pending).started(id, task, permit);
+    Ok(())
+}
+
+/// Handshake a connection a peer dialled (holding its `place`, and with it a permit,
+/// until the verdict is written), then
 /// read what it sends.
 async fn accept(
     stream: TcpStream,
     transport: Weak<Transport>,
-    permit: tokio::sync::OwnedSemaphorePermit,
+    place: PendingPlace,
 ) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
     let (secret, me, settings, patience) = {
@@ -599,7 +815,7 @@ async fn accept(
         }
     };
     let welcomed = say_verdict(&mut stream, control::WELCOME).await;
-    drop(permit);
+    drop(place);
     welcomed?;
     association.heard();
     let session_end = association.session().wait_end();
