@@ -691,28 +691,41 @@ async fn s38_wrong_protocol_version_is_refused_by_the_listener() {
     nodes.terminate().await;
 }
 
+/// A listener on loopback that answers every hello with a refusal for speaking
+/// version 7 of the link protocol. Returns its port.
+async fn version_7_listener() -> u16 {
+    let (listener, port) = loopback_listener().await;
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut prefix = [0; 4];
+                if stream.read_exact(&mut prefix).await.is_err() {
+                    return;
+                }
+                let mut body = vec![0; u32::from_be_bytes(prefix) as usize];
+                if stream.read_exact(&mut body).await.is_err() {
+                    return;
+                }
+                let reason = b"version 7";
+                let mut answer = vec![1, u8::try_from(reason.len()).unwrap()];
+                answer.extend_from_slice(reason);
+                let _ = stream
+                    .write_all(&u32::try_from(answer.len()).unwrap().to_be_bytes())
+                    .await;
+                let _ = stream.write_all(&answer).await;
+                let _ = stream.read(&mut [0; 16]).await;
+            });
+        }
+    });
+    port
+}
+
 // S38: a listener that answers with another protocol version makes `reconnect`
 // fail with an error naming versions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s38_wrong_protocol_version_is_refused_at_the_dialer() {
     let a = slow_node("a");
-    let (listener, port) = loopback_listener().await;
-    tokio::spawn(async move {
-        let (mut stream, _) = listener.accept().await.unwrap();
-        let mut prefix = [0; 4];
-        stream.read_exact(&mut prefix).await.unwrap();
-        let mut body = vec![0; u32::from_be_bytes(prefix) as usize];
-        stream.read_exact(&mut body).await.unwrap();
-        let reason = b"version 7";
-        let mut answer = vec![1, u8::try_from(reason.len()).unwrap()];
-        answer.extend_from_slice(reason);
-        stream
-            .write_all(&u32::try_from(answer.len()).unwrap().to_be_bytes())
-            .await
-            .unwrap();
-        stream.write_all(&answer).await.unwrap();
-        let _ = stream.read(&mut [0; 16]).await;
-    });
+    let port = version_7_listener().await;
     let peer = tapio::Address::parse(&format!("tapio://future@127.0.0.1:{port}")).unwrap();
     let error = tokio::time::timeout(BOUND, a.reconnect(&peer))
         .await
@@ -720,6 +733,34 @@ async fn s38_wrong_protocol_version_is_refused_at_the_dialer() {
         .expect_err("a different version linked");
     let text = error.to_string();
     assert!(text.contains('7') && text.contains("version"), "{text}");
+    a.terminate().await;
+}
+
+// S38 (issue 30, item 5): a tell to a system that speaks another version of the
+// link protocol is a dead letter on the dialer that says so, naming both versions
+// (`LinkRefused`), not a bare "could not be reached".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s38_a_version_mismatch_is_named_in_the_dialers_dead_letter() {
+    let a = slow_node("a");
+    let port = version_7_listener().await;
+    let mut letters = a.events().subscribe::<DeadLetter>();
+    a.resolve::<Note>(&format!("tapio://future@127.0.0.1:{port}/user/sink"))
+        .unwrap()
+        .tell(Note(1));
+    let letter = tokio::time::timeout(BOUND, letters.recv())
+        .await
+        .expect("a letter")
+        .unwrap();
+    let DeadLetterReason::LinkRefused { peer, why } = letter.reason() else {
+        panic!("not refused: {letter}");
+    };
+    assert_eq!(peer.host_port(), Some(("127.0.0.1", port)), "{letter}");
+    let ours = tapio::remote::PROTOCOL_VERSION.to_string();
+    assert!(why.contains("version 7") && why.contains(&ours), "{why}");
+    assert!(
+        letter.to_string().contains("upgrade one of them"),
+        "{letter}"
+    );
     a.terminate().await;
 }
 

@@ -68,7 +68,8 @@ async fn a_relayed_dial_makes_no_link_and_delivers_nothing() {
     sink.tell(Note(1));
     let letter = letter_where(&mut letters, T, |l: &DeadLetter| l.is::<Note>()).await;
     assert!(
-        matches!(letter.reason(), DeadLetterReason::Unreachable { peer } if peer.host_port() == Some(("127.0.0.1", relay_port))),
+        matches!(letter.reason(), DeadLetterReason::LinkRefused { peer, why }
+            if peer.host_port() == Some(("127.0.0.1", relay_port)) && why.contains("relayed")),
         "{letter}"
     );
     nothing_within(&mut seen, ms(300)).await;

@@ -575,6 +575,16 @@ pub enum DeadLetterReason {
         /// The system the recipient lives in.
         peer: crate::ground::path::Address,
     },
+    /// Sent to an actor of another system whose listener refused the link for a
+    /// reason this side can act on: the two speak different versions of the link
+    /// protocol (`why` names both), or the listener reached named itself as
+    /// another system than the one dialled (a relay, or a stale address).
+    LinkRefused {
+        /// The system the recipient lives in.
+        peer: crate::ground::path::Address,
+        /// What the handshake found, in words that say what to do.
+        why: String,
+    },
     /// Queued for, or in flight to, an actor of another system when the connection
     /// broke; the next message dials again (S39).
     ConnectionLost {
@@ -632,6 +642,9 @@ impl fmt::Display for DeadLetterReason {
             }
             Self::Unreachable { peer } => {
                 return write!(f, "{peer} could not be reached");
+            }
+            Self::LinkRefused { peer, why } => {
+                return write!(f, "the link to {peer} was refused: {why}");
             }
             Self::ConnectionLost { peer } => {
                 return write!(f, "the connection to {peer} broke before it was sent");

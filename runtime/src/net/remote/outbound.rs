@@ -49,6 +49,9 @@ enum NoLink {
     /// The peer's listener answered the handshake with `!leaving`: its system is
     /// terminating.
     Leaving,
+    /// The handshake found something this side can act on (another version of
+    /// the link protocol, another system than the one dialled), in words.
+    Refused(String),
     /// Anything else, in words.
     Failed(String),
 }
@@ -83,7 +86,13 @@ async fn connect(
         .map_err(|error| format!("TLS: {error}"))?;
     handshake::dial(&mut stream, &secret, &binding, &me, peer)
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| match error {
+            handshake::HandshakeError::VersionMismatch { .. }
+            | handshake::HandshakeError::NotTheDialledPeer { .. } => {
+                NoLink::Refused(error.to_string())
+            }
+            other => NoLink::Failed(other.to_string()),
+        })?;
     match read_verdict(&mut stream).await?.as_str() {
         control::WELCOME => Ok(stream),
         control::LEAVING => Err(NoLink::Leaving),
@@ -167,6 +176,17 @@ pub(super) async fn link_out(
             status.send_replace(LinkStatus::Down(error));
             let reason = ended_reason(&association)
                 .unwrap_or(DeadLetterReason::Unreachable { peer: peer.clone() });
+            give_up(frames, &transport, &peer, reason).await;
+            return;
+        }
+        Err(NoLink::Refused(why)) => {
+            tracing::warn!(%peer, %why, "the link was refused");
+            association.forget_outbound(id);
+            status.send_replace(LinkStatus::Down(why.clone()));
+            let reason = ended_reason(&association).unwrap_or(DeadLetterReason::LinkRefused {
+                peer: peer.clone(),
+                why,
+            });
             give_up(frames, &transport, &peer, reason).await;
             return;
         }
