@@ -59,6 +59,12 @@ pub mod state_machine;
 #[path = "state_machine_without_macros.rs"]
 pub mod state_machine_without_macros;
 
+#[path = "iot.rs"]
+pub mod iot;
+
+#[path = "chat_room.rs"]
+pub mod chat_room;
+
 #[path = "two_nodes.rs"]
 pub mod two_nodes;
 
@@ -127,6 +133,8 @@ pub const EXAMPLES: &[(&str, Run)] = &[
     ("state_machine_without_macros", || {
         Box::pin(state_machine_without_macros::run())
     }),
+    ("iot", || Box::pin(iot::run())),
+    ("chat_room", || Box::pin(chat_room::run())),
     ("two_nodes", || Box::pin(two_nodes::run())),
     ("node_failure", || Box::pin(node_failure::run())),
     ("partition", || Box::pin(partition::run())),

@@ -374,6 +374,65 @@ fn state_machine_without_macros_matches_the_generated_one() {
     );
 }
 
+// S50, S52: the manager forwards each track request and the group answers it; the
+// query keeps the reading of a device that answered and then stopped, and tells a
+// device that stopped first, one that is too slow and one without a reading apart.
+#[test]
+fn iot_query_gives_each_device_its_verdict_and_keeps_a_reading_given_before_a_stop() {
+    check(
+        "iot",
+        lines_of(tapio_examples::iot::run),
+        &[
+            "floor-1: devices [device-1, device-2, device-3, device-4, device-5]",
+            "manager: tracking device-1 again gives the same device: true",
+            "device-1: recorded 21.5",
+            "device-2: recorded 19.0",
+            "device-3: calibrating",
+            "device-4: calibrating",
+            "query 1: asked 5 devices",
+            "device-2: passivating",
+            "device-3: calibration failed, stopping",
+            "query 1: device-1 = 21.5",
+            "query 1: device-2 = 19.0",
+            "query 1: device-3 = device not available",
+            "query 1: device-4 = timed out",
+            "query 1: device-5 = no reading yet",
+            "floor-1: devices [device-1, device-4, device-5]",
+            "device-4: calibrated",
+            "device-4: recorded 23.0",
+            "query 2: asked 3 devices",
+            "query 2: device-1 = 21.5",
+            "query 2: device-4 = 23.0",
+            "query 2: device-5 = no reading yet",
+        ],
+    );
+}
+
+// S50, S51: a session closes when its client stops, though it only holds the
+// client's adapter, and a client's last post goes out before its session closes.
+#[test]
+fn chat_room_broadcasts_and_closes_a_session_when_its_client_stops() {
+    check(
+        "chat_room",
+        lines_of(tapio_examples::chat_room::run),
+        &[
+            "ada: joined the room",
+            "grace: joined the room",
+            "linus: joined the room",
+            "ada hears ada: hello, everyone",
+            "grace hears ada: hello, everyone",
+            "linus hears ada: hello, everyone",
+            "ada hears linus: bye for now",
+            "grace hears linus: bye for now",
+            "session linus: its client stopped, closing",
+            "room: linus left, 2 in the room",
+            "session grace: its client stopped, closing",
+            "room: grace left, 1 in the room",
+            "ada hears ada: anyone here?",
+        ],
+    );
+}
+
 /// `line` with every loopback port (`127.0.0.1:40123`) written as `PORT`: the OS
 /// picks them anew on every run.
 fn without_port(line: &str) -> String {
