@@ -255,14 +255,12 @@ async fn a_zero_bound_on_a_dead_probe_fails_too(system: ActorSystem) {
     probe.expect_no_message(Duration::ZERO).await;
 }
 
-// S48: a probe cannot watch a message adapter (it stops with its owner, and nothing
-// would ever be reported): it says so, and what to watch instead, rather than
-// leaving the test to wait for an end that never comes.
+// S48 + S51: a probe watching a message adapter watches its owner (an adapter
+// stops with it), and its end names the adapter.
 #[tapio::test]
-#[should_panic(expected = "is a message adapter and cannot be watched: it stops with its owner")]
-async fn watching_an_adapter_is_refused_with_what_to_watch_instead(system: ActorSystem) {
+async fn a_probe_watching_an_adapter_hears_its_owner_stop(system: ActorSystem) {
     let (adapter_tx, mut adapter_rx) = tokio::sync::mpsc::unbounded_channel();
-    system
+    let owner = system
         .spawn(
             Behaviors::setup(move |ctx: &mut ActorContext<u64>| {
                 let words: ActorRef<String> = ctx.message_adapter(|word: String| word.len() as u64);
@@ -276,6 +274,10 @@ async fn watching_an_adapter_is_refused_with_what_to_watch_instead(system: Actor
         .await
         .unwrap()
         .unwrap();
-    let probe = TestProbe::<Note>::new(&system);
+    let mut probe = TestProbe::<Note>::new(&system);
     probe.watch(&adapter);
+    system.stop(&owner).unwrap();
+    probe
+        .expect_terminated(&adapter, Duration::from_secs(5))
+        .await;
 }

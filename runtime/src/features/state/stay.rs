@@ -9,7 +9,7 @@
 
 use crate::actor::behavior::{Behavior, IntoNext};
 use crate::actor::context::ActorContext;
-use crate::actor::reply::{Finish, IntoReply, KnownSlot, ReplyTo};
+use crate::actor::reply::{Finish, Forward, IntoReply, KnownSlot, ReplyTo};
 use crate::ground::failure::{Failure, IntoFailure};
 use crate::ground::message::Message;
 use crate::ground::message::NoReply;
@@ -48,12 +48,9 @@ impl<R: Message, P: Message> StayReply<R, P> for R {}
 
 impl<R: Message, P: Message, E: IntoFailure> StayReply<R, P> for Result<R, E> {}
 
-impl<R: Message, P: Message> StayReply<R, P> for crate::actor::reply::Forward<R> {}
+impl<R: Message, P: Message> StayReply<R, P> for Forward<R> {}
 
-impl<R: Message, P: Message, E: IntoFailure> StayReply<R, P>
-    for Result<crate::actor::reply::Forward<R>, E>
-{
-}
+impl<R: Message, P: Message, E: IntoFailure> StayReply<R, P> for Result<Forward<R>, E> {}
 
 impl<P: Message, O: StayNext<P>> Finish<P, O> for Staying<NoReply> {
     #[inline(always)]
