@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::support::outside::{T, letter_where, ms, nothing_within};
 use tapio::prelude::*;
 use tapio::remote::RemoteSettings;
-use tapio::testkit::two_nodes;
+use tapio::testkit::{TwoNodes, two_nodes};
 use tapio::{DeadLetter, DeadLetterReason};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -21,6 +21,26 @@ use tokio::sync::mpsc;
 #[message(remote = "relay.note.v1")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note(pub u64);
+
+/// Two nodes with a calm detector, and a sink of notes on b at `/user/sink` whose
+/// notes come out of the channel returned.
+fn nodes_with_sink() -> (TwoNodes, mpsc::UnboundedReceiver<u64>) {
+    let settings = RemoteSettings::loopback()
+        .heartbeat_interval(ms(100))
+        .unreachable_after(Duration::from_secs(20));
+    let nodes = two_nodes(settings).expect("two nodes");
+    let (seen_tx, seen) = mpsc::unbounded_channel();
+    nodes
+        .b
+        .spawn(
+            Behaviors::receive_message(move |Note(n): Note| {
+                let _ = seen_tx.send(n);
+            }),
+            "sink",
+        )
+        .unwrap();
+    (nodes, seen)
+}
 
 /// A relay on loopback: every connection made to it is joined, byte for byte, to a
 /// new connection to `to`. Returns its port.
@@ -43,20 +63,7 @@ async fn relay(to: u16) -> u16 {
 // b; a's letter names the address it dialled and why the link was refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relayed_dial_makes_no_link_and_delivers_nothing() {
-    let settings = RemoteSettings::loopback()
-        .heartbeat_interval(ms(100))
-        .unreachable_after(Duration::from_secs(20));
-    let nodes = two_nodes(settings).expect("two nodes");
-    let (seen_tx, mut seen) = mpsc::unbounded_channel();
-    nodes
-        .b
-        .spawn(
-            Behaviors::receive_message(move |Note(n): Note| {
-                let _ = seen_tx.send(n);
-            }),
-            "sink",
-        )
-        .unwrap();
+    let (nodes, mut seen) = nodes_with_sink();
     let (_, b_port) = nodes.b.address().host_port().unwrap();
     let relay_port = relay(b_port).await;
     let through_relay = format!(
@@ -115,20 +122,7 @@ fn idle_crowd(port: u16, n: usize, reopen: bool) -> tokio::sync::oneshot::Sender
 /// as they close, with `reopen`): a's 26 tells to the sink all arrive, in order,
 /// each within `T`.
 async fn links_through_a_crowd(n: usize, reopen: bool) {
-    let settings = RemoteSettings::loopback()
-        .heartbeat_interval(ms(100))
-        .unreachable_after(Duration::from_secs(20));
-    let nodes = two_nodes(settings).expect("two nodes");
-    let (seen_tx, mut seen) = mpsc::unbounded_channel();
-    nodes
-        .b
-        .spawn(
-            Behaviors::receive_message(move |Note(n): Note| {
-                let _ = seen_tx.send(n);
-            }),
-            "sink",
-        )
-        .unwrap();
+    let (nodes, mut seen) = nodes_with_sink();
     let (_, b_port) = nodes.b.address().host_port().unwrap();
     let crowd = idle_crowd(b_port, n, reopen);
     let mut letters = nodes.a.events().subscribe::<DeadLetter>();
